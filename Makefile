@@ -1,0 +1,126 @@
+# Nexus — build scaffolding.
+#
+#   make setup      install/verify toolchain + Composer deps (idempotent)
+#   make test       style check, static analysis, all PHPUnit suites (what CI runs)
+#   make run        run the demo (php bin/nexus demo)
+#   make style-fix  rewrite code to the project style
+#   make analyse    PHPStan only
+#   make unit       PHPUnit only (all suites)
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+PHP      ?= php
+COMPOSER ?= composer
+
+# Debian package that provides each PHP extension we need on Debian 12 (PHP 8.2).
+#   runtime: pcntl is compiled into php8.2-cli; posix and sockets ship in php8.2-common.
+#   dev tools (PHPUnit, PHP-CS-Fixer, Composer) additionally need dom/xml/xmlwriter/mbstring/tokenizer/ctype.
+PHP_EXT_PACKAGES := pcntl:php8.2-cli posix:php8.2-common sockets:php8.2-common \
+                    dom:php8.2-xml xml:php8.2-xml xmlwriter:php8.2-xml simplexml:php8.2-xml \
+                    mbstring:php8.2-mbstring tokenizer:php8.2-common ctype:php8.2-common
+
+STAMP := vendor/.installed
+
+export COMPOSER_ALLOW_SUPERUSER := 1
+export DEBIAN_FRONTEND := noninteractive
+
+.PHONY: help setup test run style-fix analyse unit
+
+help:
+	@echo "Targets:"
+	@echo "  setup      check PHP >= 8.2, composer, PHP extensions; composer install when composer.json changed"
+	@echo "  test       ==> style (php-cs-fixer check), ==> static analysis (phpstan), ==> tests (phpunit)"
+	@echo "  run        php bin/nexus demo"
+	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
+	@echo "  analyse    phpstan only"
+	@echo "  unit       phpunit only (all suites)"
+
+setup:
+	@echo "==> setup: checking PHP, Composer, PHP extensions and Composer dependencies"
+	@apt_updated=0; \
+	apt_install() { \
+	  if [ "$$(id -u)" -ne 0 ]; then \
+	    echo "FAILED: setup — missing Debian package(s): $$*; not root, install them with: sudo apt-get install -y $$*" >&2; exit 1; \
+	  fi; \
+	  if [ "$$apt_updated" -eq 0 ]; then \
+	    echo "setup: apt-get update"; \
+	    apt-get update -qq || { echo "FAILED: setup — apt-get update" >&2; exit 1; }; \
+	    apt_updated=1; \
+	  fi; \
+	  echo "setup: apt-get install -y $$*"; \
+	  apt-get install -y -qq "$$@" || { echo "FAILED: setup — apt-get install -y $$*" >&2; exit 1; }; \
+	}; \
+	missing=(); \
+	command -v $(PHP) >/dev/null 2>&1 || missing+=(php8.2-cli); \
+	command -v $(COMPOSER) >/dev/null 2>&1 || missing+=(composer); \
+	if [ "$${#missing[@]}" -gt 0 ]; then apt_install "$${missing[@]}"; fi; \
+	command -v $(PHP) >/dev/null 2>&1 || { echo "FAILED: setup — '$(PHP)' not found on PATH" >&2; exit 1; }; \
+	command -v $(COMPOSER) >/dev/null 2>&1 || { echo "FAILED: setup — '$(COMPOSER)' not found on PATH" >&2; exit 1; }; \
+	$(PHP) -r 'exit(PHP_VERSION_ID >= 80200 ? 0 : 1);' \
+	  || { echo "FAILED: setup — PHP >= 8.2 required, found $$($(PHP) -r 'echo PHP_VERSION;')" >&2; exit 1; }; \
+	echo "setup: php $$($(PHP) -r 'echo PHP_VERSION;'), $$($(COMPOSER) --version 2>/dev/null | head -n1)"; \
+	loaded="$$($(PHP) -m | tr 'A-Z' 'a-z')"; \
+	missing=(); \
+	for pair in $(PHP_EXT_PACKAGES); do \
+	  ext="$${pair%%:*}"; pkg="$${pair#*:}"; \
+	  if ! grep -qx "$$ext" <<<"$$loaded"; then \
+	    echo "setup: PHP extension '$$ext' not loaded (Debian package $$pkg)"; \
+	    case " $${missing[*]-} " in *" $$pkg "*) ;; *) missing+=("$$pkg");; esac; \
+	  fi; \
+	done; \
+	if [ "$${#missing[@]}" -gt 0 ]; then \
+	  apt_install "$${missing[@]}"; \
+	  loaded="$$($(PHP) -m | tr 'A-Z' 'a-z')"; \
+	  for pair in $(PHP_EXT_PACKAGES); do \
+	    ext="$${pair%%:*}"; \
+	    grep -qx "$$ext" <<<"$$loaded" \
+	      || { echo "FAILED: setup — PHP extension '$$ext' still not loaded after install (is it disabled? try: phpenmod $$ext)" >&2; exit 1; }; \
+	  done; \
+	fi; \
+	echo "setup: PHP extensions ok (pcntl posix sockets + dev-tool extensions)"; \
+	if [ ! -f vendor/autoload.php ] || [ ! -f $(STAMP) ] || [ composer.json -nt $(STAMP) ]; then \
+	  echo "setup: composer install (vendor/ missing or composer.json newer than $(STAMP))"; \
+	  rm -f $(STAMP); \
+	  $(COMPOSER) install --no-interaction --no-progress \
+	    || { echo "FAILED: setup — composer install" >&2; exit 1; }; \
+	  touch $(STAMP); \
+	else \
+	  echo "setup: composer dependencies up to date (skipping composer install)"; \
+	fi; \
+	mkdir -p var
+	@echo "setup: ok"
+
+test: setup
+	@echo "==> style (php-cs-fixer check)"
+	@vendor/bin/php-cs-fixer check --diff \
+	  || { echo "FAILED: style (php-cs-fixer) — run 'make style-fix' to fix" >&2; exit 1; }
+	@echo "==> static analysis (phpstan)"
+	@vendor/bin/phpstan analyse --no-progress --memory-limit=1G \
+	  || { echo "FAILED: static analysis (phpstan)" >&2; exit 1; }
+	@echo "==> tests (phpunit)"
+	@vendor/bin/phpunit \
+	  || { echo "FAILED: tests (phpunit)" >&2; exit 1; }
+	@echo "test: ok (style, static analysis, tests)"
+
+run: setup
+	@echo "==> run: php bin/nexus demo"
+	@[ -f bin/nexus ] || { echo "FAILED: run — bin/nexus does not exist" >&2; exit 1; }
+	@$(PHP) bin/nexus demo \
+	  || { echo "FAILED: run (php bin/nexus demo)" >&2; exit 1; }
+
+style-fix: setup
+	@echo "==> style-fix (php-cs-fixer fix: rewrites files in place)"
+	@vendor/bin/php-cs-fixer fix \
+	  || { echo "FAILED: style-fix (php-cs-fixer fix)" >&2; exit 1; }
+
+analyse: setup
+	@echo "==> static analysis (phpstan)"
+	@vendor/bin/phpstan analyse --no-progress --memory-limit=1G \
+	  || { echo "FAILED: static analysis (phpstan)" >&2; exit 1; }
+
+unit: setup
+	@echo "==> tests (phpunit, all suites)"
+	@vendor/bin/phpunit \
+	  || { echo "FAILED: tests (phpunit)" >&2; exit 1; }

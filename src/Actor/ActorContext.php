@@ -1,0 +1,118 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Actor;
+
+use Nexus\Runtime\Loop;
+use Psr\Log\LoggerInterface;
+
+/**
+ * What a running actor can do: passed to every handler and signal handler. Only valid while that
+ * actor handles a message; do not keep it for use from elsewhere.
+ */
+interface ActorContext
+{
+    public function self(): ActorRef;
+
+    public function path(): string;
+
+    /**
+     * The supervisor; null only for the root guardian.
+     */
+    public function parent(): ?ActorRef;
+
+    public function system(): ActorSystem;
+
+    public function loop(): Loop;
+
+    /**
+     * A PSR-3 logger; the actor's path is in the context of everything it logs.
+     */
+    public function log(): LoggerInterface;
+
+    /**
+     * The sender of the message being handled, if it had one.
+     */
+    public function sender(): ?ActorRef;
+
+    /**
+     * The message being handled.
+     */
+    public function message(): mixed;
+
+    /**
+     * Answers the sender of the message being handled (completing its ask, if it asked). Without a
+     * sender the reply goes to dead letters.
+     */
+    public function reply(mixed $message): void;
+
+    /**
+     * Passes the message being handled on to $to, keeping its original sender.
+     */
+    public function forward(ActorRef $to): void;
+
+    /**
+     * Starts a child. A null name makes an anonymous one ($a, $b, ...). Throws
+     * ActorNameTakenException when a sibling of that name is still alive.
+     */
+    public function spawn(Props|Behavior $props, ?string $name = null): ActorRef;
+
+    public function child(string $name): ?ActorRef;
+
+    /**
+     * @return array<string, ActorRef> by name, in start order
+     */
+    public function children(): array;
+
+    /**
+     * Stops this actor (no argument) or one of its children, after the current message. The
+     * messages still queued go to dead letters.
+     */
+    public function stop(?ActorRef $ref = null): void;
+
+    /**
+     * Delivers Terminated($ref) (or $message, when given) once $ref stops, exactly once, also when
+     * it has already stopped.
+     */
+    public function watch(ActorRef $ref, mixed $message = null): void;
+
+    public function unwatch(ActorRef $ref): void;
+
+    /**
+     * Keyed timers that send this actor messages; all are cancelled when it stops or restarts.
+     */
+    public function timers(): TimerScheduler;
+
+    /**
+     * Sends $message (a ReceiveTimeout by default) to this actor when no message arrived for
+     * $seconds, and again after each further idle period, until cancelled.
+     */
+    public function setReceiveTimeout(float $seconds, mixed $message = null): void;
+
+    public function cancelReceiveTimeout(): void;
+
+    /**
+     * Puts the message being handled aside until unstashAll(). Throws StashOverflowException when
+     * the stash is at its capacity (Props::withStashCapacity()).
+     */
+    public function stash(): void;
+
+    /**
+     * Puts every stashed message back at the head of the mailbox, oldest first.
+     */
+    public function unstashAll(): void;
+
+    public function stashSize(): int;
+
+    /**
+     * Replaces the behavior (or, with $discardOld false, pushes it so that unbecome() returns to
+     * the current one).
+     */
+    public function become(Behavior $behavior, bool $discardOld = true): void;
+
+    /**
+     * Returns to the behavior that the last become(..., false) pushed aside.
+     */
+    public function unbecome(): void;
+}

@@ -1,0 +1,81 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Actor;
+
+use Nexus\Actor\Event\DeadLetter;
+use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Runtime\Loop;
+use Psr\Log\LoggerInterface;
+
+/**
+ * Where undeliverable messages end: each is counted, published on the event stream as a
+ * DeadLetter, and logged; logging is rate-limited to a burst per window, with a count of what was
+ * left out.
+ */
+final class DeadLetters
+{
+    private int $count = 0;
+    /** @var array<string, int> */
+    private array $byReason = [];
+    private float $windowStart = -\INF;
+    private int $loggedInWindow = 0;
+    private int $suppressed = 0;
+
+    public function __construct(
+        private readonly EventStream $eventStream,
+        private readonly LoggerInterface $logger,
+        private readonly Loop $loop,
+        private readonly int $logBurst = 10,
+        private readonly float $logWindow = 10.0,
+    ) {}
+
+    public function publish(mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): void
+    {
+        ++$this->count;
+        $this->byReason[$reason->value] = ($this->byReason[$reason->value] ?? 0) + 1;
+        if ($this->eventStream->hasSubscribers(DeadLetter::class)) {
+            $this->eventStream->publish(new DeadLetter($message, $sender, $recipient, $reason));
+        }
+        $this->log($message, $sender, $recipient, $reason);
+    }
+
+    public function count(): int
+    {
+        return $this->count;
+    }
+
+    public function countFor(DeadLetterReason $reason): int
+    {
+        return $this->byReason[$reason->value] ?? 0;
+    }
+
+    private function log(mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): void
+    {
+        $now = $this->loop->now();
+        if ($now - $this->windowStart >= $this->logWindow) {
+            if ($this->suppressed > 0) {
+                $this->logger->info('{count} more dead letters were not logged in the last {window} s.', [
+                    'count' => $this->suppressed,
+                    'window' => $this->logWindow,
+                ]);
+            }
+            $this->windowStart = $now;
+            $this->loggedInWindow = 0;
+            $this->suppressed = 0;
+        }
+        if ($this->loggedInWindow >= $this->logBurst) {
+            ++$this->suppressed;
+
+            return;
+        }
+        ++$this->loggedInWindow;
+        $this->logger->info('Dead letter to {recipient} ({reason}): {message} from {sender}.', [
+            'recipient' => $recipient,
+            'reason' => $reason->value,
+            'message' => get_debug_type($message),
+            'sender' => $sender?->path() ?? 'nobody',
+        ]);
+    }
+}

@@ -1,0 +1,12 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Actor\Event;
+
+use Nexus\Actor\ActorRef;
+
+final class ActorRestarted
+{
+    public function __construct(public readonly ActorRef $actor, public readonly \Throwable $reason) {}
+}

@@ -1,0 +1,22 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Actor\Event;
+
+/**
+ * Why a message could not be delivered.
+ */
+enum DeadLetterReason: string
+{
+    /** The recipient had stopped, or stopped with the message still queued. */
+    case RecipientTerminated = 'recipient terminated';
+    /** A bounded mailbox was full and dropped it. */
+    case MailboxFull = 'mailbox full';
+    /** A reply to an ask that had already timed out or been answered. */
+    case LateAskReply = 'late reply to an ask';
+    /** reply() while handling a message that had no sender. */
+    case NoSender = 'no sender to reply to';
+    /** Sent to an address where no actor lives. */
+    case NoRecipient = 'no such actor';
+}

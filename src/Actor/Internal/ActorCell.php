@@ -1,0 +1,997 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Actor\Internal;
+
+use Nexus\Actor\Actor;
+use Nexus\Actor\ActorContext;
+use Nexus\Actor\ActorRef;
+use Nexus\Actor\ActorSystem;
+use Nexus\Actor\Behavior;
+use Nexus\Actor\BehaviorKind;
+use Nexus\Actor\Envelope;
+use Nexus\Actor\Event\ActorRestarted;
+use Nexus\Actor\Event\ActorStarted;
+use Nexus\Actor\Event\ActorStopped;
+use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Actor\Event\UnhandledMessage;
+use Nexus\Actor\Exception\ActorInitializationException;
+use Nexus\Actor\Exception\ActorKilledException;
+use Nexus\Actor\Exception\ActorNameTakenException;
+use Nexus\Actor\Exception\ActorStoppingException;
+use Nexus\Actor\Exception\InvalidActorNameException;
+use Nexus\Actor\Exception\MailboxFullException;
+use Nexus\Actor\Exception\RestartLimitExceededException;
+use Nexus\Actor\Exception\StashOverflowException;
+use Nexus\Actor\Mailbox\EnqueueResult;
+use Nexus\Actor\Mailbox\Mailbox;
+use Nexus\Actor\Mailbox\OverflowPolicy;
+use Nexus\Actor\Message\AutoReceived;
+use Nexus\Actor\Message\Kill;
+use Nexus\Actor\Message\PoisonPill;
+use Nexus\Actor\Message\ReceiveTimeout;
+use Nexus\Actor\Message\Terminated;
+use Nexus\Actor\Props;
+use Nexus\Actor\Signal\PostRestart;
+use Nexus\Actor\Signal\PostStop;
+use Nexus\Actor\Signal\PreRestart;
+use Nexus\Actor\Signal\PreStart;
+use Nexus\Actor\Signal\Signal;
+use Nexus\Actor\Supervision\Directive;
+use Nexus\Actor\Supervision\SupervisionScope;
+use Nexus\Actor\Supervision\SupervisorStrategy;
+use Nexus\Actor\TimerScheduler;
+use Nexus\Log\ContextLogger;
+use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Loop;
+use Nexus\Runtime\Runnable;
+use Nexus\Runtime\Scheduler;
+use Psr\Log\LoggerInterface;
+
+/**
+ * One actor: its mailbox, current behavior, children, watchers, timers and lifecycle. It is the
+ * ActorContext handed to handlers and the Runnable the scheduler runs.
+ *
+ * Life of a message: tell() -> deliver() appends an Envelope to the mailbox and, if the actor was
+ * idle, puts it on the run queue once; run() then handles up to `throughput` messages, system
+ * messages (stop, supervision, watch) first, and puts itself back on the queue if more remain.
+ *
+ * @internal users see ActorRef and ActorContext
+ */
+final class ActorCell implements ActorContext, Runnable
+{
+    public const NEW = 0;
+    public const RUNNING = 1;
+    /** failed, waiting for its supervisor (or a backoff) */
+    public const SUSPENDED = 2;
+    /** waiting for its children to stop before it is recreated */
+    public const RESTARTING = 3;
+    /** waiting for its children to stop before it terminates */
+    public const STOPPING = 4;
+    public const TERMINATED = 5;
+
+    public readonly LocalActorRef $ref;
+    public readonly string $path;
+    public readonly Scheduler $scheduler;
+    public readonly Mailbox $mailbox;
+    public int $status = self::NEW;
+    private bool $scheduled = false;
+    /** @var list<SystemMessage> */
+    private array $systemMessages = [];
+
+    private ?\Closure $handler = null;
+    private bool $stateful = false;
+    private mixed $state = null;
+    private ?\Closure $onSignal = null;
+    /** @var list<array{?\Closure, bool, mixed, ?\Closure}>|null */
+    private ?array $behaviorStack = null;
+    private ?Envelope $current = null;
+
+    /** @var array<string, ActorCell> */
+    public array $children = [];
+    /** @var array<int, ActorCell>|null */
+    private ?array $watchers = null;
+    /** @var array<int, array{ActorCell, mixed}>|null */
+    private ?array $watching = null;
+    private ?TimerScheduler $timers = null;
+    /** @var list<Envelope>|null */
+    private ?array $stash = null;
+    /** @var array{float, mixed, int}|null seconds, message, loop timer id */
+    private ?array $receiveTimeout = null;
+    private float $lastActivity = 0.0;
+    /** @var list<Deferred<null>>|null senders waiting for room in a full mailbox */
+    private ?array $roomWaiters = null;
+    /** @var list<float>|null when this actor was restarted recently (kept by its supervisor) */
+    public ?array $restarts = null;
+    private ?\Throwable $restartReason = null;
+
+    public function __construct(
+        public readonly ActorSystem $system,
+        public readonly ?ActorCell $parent,
+        public readonly string $name,
+        public readonly Props $props,
+    ) {
+        $this->path = $parent === null ? '/' : ($parent->parent === null ? '/' . $name : $parent->path . '/' . $name);
+        $this->ref = new LocalActorRef($this);
+        $this->scheduler = $system->loop->scheduler();
+        $this->mailbox = $props->createMailbox();
+    }
+
+    // ---- delivery (called by refs, timers, other actors) -------------------------------------
+
+    public function deliver(mixed $message, ?ActorRef $sender): void
+    {
+        if ($this->status === self::TERMINATED) {
+            $this->deadLetter($message, $sender, DeadLetterReason::RecipientTerminated);
+
+            return;
+        }
+        $result = $this->mailbox->enqueue(new Envelope($message, $sender));
+        if ($result !== EnqueueResult::Accepted && !$this->overflow($result, $message, $sender)) {
+            return;
+        }
+        if (!$this->scheduled) {
+            $this->scheduled = true;
+            $this->scheduler->schedule($this);
+        }
+    }
+
+    public function sendSystem(SystemMessage $message): void
+    {
+        if ($this->status === self::TERMINATED) {
+            if ($message->kind === SystemMessageKind::Watch && $message->cell !== null) {
+                $message->cell->sendSystem(new SystemMessage(SystemMessageKind::DeathNotice, $this));
+            }
+
+            return;
+        }
+        $this->systemMessages[] = $message;
+        if (!$this->scheduled) {
+            $this->scheduled = true;
+            $this->scheduler->schedule($this);
+        }
+    }
+
+    /**
+     * Starts a guardian at once, outside the run queue.
+     */
+    public function startNow(): void
+    {
+        $this->start();
+    }
+
+    // ---- the run loop ---------------------------------------------------------------------------
+
+    public function run(): void
+    {
+        $this->scheduler->current = $this;
+        if ($this->systemMessages !== []) {
+            $this->processSystemMessages();
+        }
+        if ($this->status === self::NEW) {
+            $this->start();
+        }
+        $mailbox = $this->mailbox;
+        $budget = $this->system->throughput;
+        while ($this->status === self::RUNNING && $budget-- > 0 && ($envelope = $mailbox->dequeue()) !== null) {
+            $this->invoke($envelope);
+            if ($this->systemMessages !== []) {
+                $this->processSystemMessages();
+            }
+        }
+        $this->current = null;
+        if ($this->roomWaiters !== null) {
+            $this->releaseRoomWaiters();
+        }
+        if ($this->systemMessages !== [] || ($this->status === self::RUNNING && !$mailbox->isEmpty())) {
+            $this->scheduler->schedule($this);
+        } else {
+            $this->scheduled = false;
+        }
+    }
+
+    private function invoke(Envelope $envelope): void
+    {
+        $message = $envelope->message;
+        if ($message instanceof AutoReceived) {
+            $this->autoReceive($envelope);
+
+            return;
+        }
+        $this->current = $envelope;
+        if ($this->receiveTimeout !== null) {
+            $this->lastActivity = $this->system->loop->now();
+        }
+        try {
+            if ($this->stateful) {
+                \assert($this->handler !== null);
+                $next = ($this->handler)($this->state, $message, $this);
+                if (!$next instanceof Behavior) {
+                    $this->state = $next;
+                } elseif ($next->kind !== BehaviorKind::Same) {
+                    $this->transition($next, $message);
+                }
+            } else {
+                \assert($this->handler !== null);
+                $next = ($this->handler)($message, $this);
+                if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same) {
+                    $this->transition($next, $message);
+                }
+            }
+        } catch (\Throwable $e) {
+            $this->fail($e);
+        }
+    }
+
+    private function autoReceive(Envelope $envelope): void
+    {
+        $message = $envelope->message;
+        if ($message instanceof TimerFired) {
+            if ($this->timers !== null && $this->timers->accept($message)) {
+                $this->invoke(new Envelope($message->message, null));
+            }
+        } elseif ($message instanceof PoisonPill) {
+            $this->stopSelf();
+        } elseif ($message instanceof Kill) {
+            $this->current = $envelope;
+            $this->fail(new ActorKilledException("{$this->path} was killed by a Kill message."));
+        }
+    }
+
+    private function transition(Behavior $next, mixed $message): void
+    {
+        match ($next->kind) {
+            BehaviorKind::Same => null,
+            BehaviorKind::Stopped => $this->stopSelf(),
+            BehaviorKind::Unhandled => $this->unhandled($message),
+            default => $this->installBehavior($next),
+        };
+    }
+
+    private function unhandled(mixed $message): void
+    {
+        $events = $this->system->eventStream;
+        if ($events->hasSubscribers(UnhandledMessage::class)) {
+            $events->publish(new UnhandledMessage($message, $this->current?->sender, $this->ref));
+        }
+        $this->system->logger->debug('{actor} did not handle {message}.', [
+            'actor' => $this->path,
+            'message' => get_debug_type($message),
+        ]);
+    }
+
+    // ---- system messages ------------------------------------------------------------------------
+
+    private function processSystemMessages(): void
+    {
+        while ($this->systemMessages !== []) {
+            $messages = $this->systemMessages;
+            $this->systemMessages = [];
+            foreach ($messages as $message) {
+                $this->handleSystemMessage($message);
+            }
+        }
+    }
+
+    private function handleSystemMessage(SystemMessage $message): void
+    {
+        $cell = $message->cell;
+        switch ($message->kind) {
+            case SystemMessageKind::Stop:
+                $this->stopSelf();
+                break;
+            case SystemMessageKind::Resume:
+                if ($this->status === self::SUSPENDED) {
+                    if ($this->handler === null) {
+                        // It failed before it ever had a behavior: nothing to resume, so start afresh.
+                        $this->restart($message->error ?? new ActorInitializationException("{$this->path} was resumed before it started."));
+                    } else {
+                        $this->status = self::RUNNING;
+                    }
+                }
+                break;
+            case SystemMessageKind::Recreate:
+                $this->restart($message->error ?? new \RuntimeException('Restart requested.'));
+                break;
+            case SystemMessageKind::Failed:
+                \assert($cell !== null && $message->error !== null);
+                $this->supervise($cell, $message->error);
+                break;
+            case SystemMessageKind::ChildTerminated:
+                \assert($cell !== null);
+                $this->childTerminated($cell);
+                break;
+            case SystemMessageKind::Watch:
+                \assert($cell !== null);
+                $this->watchers[spl_object_id($cell)] = $cell;
+                break;
+            case SystemMessageKind::Unwatch:
+                \assert($cell !== null);
+                unset($this->watchers[spl_object_id($cell)]);
+                break;
+            case SystemMessageKind::DeathNotice:
+                \assert($cell !== null);
+                $this->deathNotice($cell);
+                break;
+        }
+    }
+
+    // ---- lifecycle ------------------------------------------------------------------------------
+
+    private function start(): void
+    {
+        $this->status = self::RUNNING;
+        if (!$this->incarnate()) {
+            return;
+        }
+        if ($this->onSignal !== null) {
+            try {
+                $this->signal(new PreStart());
+            } catch (\Throwable $e) {
+                $this->fail(new ActorInitializationException("{$this->path} failed in PreStart: {$e->getMessage()}", 0, $e));
+
+                return;
+            }
+        }
+        $events = $this->system->eventStream;
+        if ($events->hasSubscribers(ActorStarted::class)) {
+            $events->publish(new ActorStarted($this->ref));
+        }
+    }
+
+    /**
+     * Creates the behavior from the Props; false (the actor having failed or stopped) when that
+     * did not leave it running.
+     */
+    private function incarnate(): bool
+    {
+        try {
+            $created = ($this->props->factory)();
+            if ($created instanceof Actor) {
+                $this->installActor($created);
+            } else {
+                $this->installBehavior($created);
+            }
+        } catch (\Throwable $e) {
+            $this->fail($e instanceof ActorInitializationException ? $e : new ActorInitializationException(
+                "{$this->path} could not be created: {$e->getMessage()}",
+                0,
+                $e,
+            ));
+
+            return false;
+        }
+
+        return $this->status === self::RUNNING;
+    }
+
+    private function installBehavior(Behavior $behavior): void
+    {
+        while ($behavior->kind === BehaviorKind::Setup) {
+            \assert($behavior->handler !== null);
+            $next = ($behavior->handler)($this);
+            if (!$next instanceof Behavior) {
+                throw new ActorInitializationException("The setup() factory of {$this->path} must return a Behavior, got " . get_debug_type($next) . '.');
+            }
+            $behavior = $next;
+        }
+        switch ($behavior->kind) {
+            case BehaviorKind::Receive:
+            case BehaviorKind::Stateful:
+                $this->handler = $behavior->handler;
+                $this->stateful = $behavior->kind === BehaviorKind::Stateful;
+                $this->state = $behavior->state;
+                $this->onSignal = $behavior->onSignal;
+                break;
+            case BehaviorKind::Stopped:
+                $this->stopSelf();
+                break;
+            default:
+                throw new \LogicException("{$this->path} cannot become Behavior::{$behavior->kind->name}(): return it from a handler instead.");
+        }
+    }
+
+    private function installActor(Actor $actor): void
+    {
+        $this->handler = $actor->receive(...);
+        $this->stateful = false;
+        $this->state = null;
+        $this->onSignal = static function (Signal $signal, ActorContext $ctx) use ($actor): void {
+            match (true) {
+                $signal instanceof PreStart => $actor->preStart($ctx),
+                $signal instanceof PostStop => $actor->postStop($ctx),
+                $signal instanceof PreRestart => $actor->preRestart($signal->reason, $ctx),
+                $signal instanceof PostRestart => $actor->postRestart($signal->reason, $ctx),
+                default => null,
+            };
+        };
+    }
+
+    private function signal(Signal $signal): void
+    {
+        if ($this->onSignal === null) {
+            return;
+        }
+        $next = ($this->onSignal)($signal, $this);
+        if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same && !$signal instanceof PostStop) {
+            $this->transition($next, $signal);
+        }
+    }
+
+    private function fail(\Throwable $error): void
+    {
+        $this->system->reportFailure($this->ref, $error, $this->current?->message);
+        if ($this->parent === null || $this->status >= self::STOPPING) {
+            return;
+        }
+        $this->status = self::SUSPENDED;
+        $this->parent->sendSystem(new SystemMessage(SystemMessageKind::Failed, $this, $error));
+    }
+
+    private function restart(\Throwable $reason): void
+    {
+        if ($this->status >= self::STOPPING) {
+            return;
+        }
+        if ($this->handler !== null) {
+            try {
+                $this->signal(new PreRestart($reason));
+            } catch (\Throwable $e) {
+                $this->system->reportFailure($this->ref, $e, null, 'PreRestart');
+            }
+        }
+        $this->clearTimers();
+        if ($this->stash !== null) {
+            $this->mailbox->prepend($this->stash);
+            $this->stash = null;
+        }
+        $this->status = self::RESTARTING;
+        $this->restartReason = $reason;
+        if ($this->children !== []) {
+            foreach ($this->children as $child) {
+                $child->sendSystem(new SystemMessage(SystemMessageKind::Stop));
+            }
+
+            return; // finishRestart() once the last child has terminated
+        }
+        $this->finishRestart();
+    }
+
+    private function finishRestart(): void
+    {
+        $reason = $this->restartReason ?? new \RuntimeException('Restart requested.');
+        $this->restartReason = null;
+        $this->handler = $this->onSignal = $this->state = $this->behaviorStack = null;
+        $this->status = self::RUNNING;
+        if (!$this->incarnate()) {
+            return;
+        }
+        try {
+            $this->signal(new PostRestart($reason));
+        } catch (\Throwable $e) {
+            $this->fail($e);
+
+            return;
+        }
+        $events = $this->system->eventStream;
+        if ($events->hasSubscribers(ActorRestarted::class)) {
+            $events->publish(new ActorRestarted($this->ref, $reason));
+        }
+    }
+
+    private function stopSelf(): void
+    {
+        if ($this->status >= self::STOPPING) {
+            return;
+        }
+        $started = $this->status !== self::NEW;
+        $this->status = self::STOPPING;
+        $this->clearTimers();
+        if ($this->children !== []) {
+            foreach ($this->children as $child) {
+                $child->sendSystem(new SystemMessage(SystemMessageKind::Stop));
+            }
+
+            return; // finishStop() once the last child has terminated
+        }
+        $this->finishStop($started);
+    }
+
+    private function finishStop(bool $started): void
+    {
+        if ($started && $this->onSignal !== null) {
+            try {
+                $this->signal(new PostStop());
+            } catch (\Throwable $e) {
+                $this->system->reportFailure($this->ref, $e, null, 'PostStop');
+            }
+        }
+        $this->status = self::TERMINATED;
+        $this->handler = $this->onSignal = $this->state = $this->behaviorStack = null;
+        foreach ($this->mailbox->drain() as $envelope) {
+            $this->deadLetterEnvelope($envelope);
+        }
+        foreach ($this->stash ?? [] as $envelope) {
+            $this->deadLetterEnvelope($envelope);
+        }
+        $this->stash = null;
+        if ($this->roomWaiters !== null) {
+            $this->releaseRoomWaiters();
+        }
+        foreach ($this->watchers ?? [] as $watcher) {
+            $watcher->sendSystem(new SystemMessage(SystemMessageKind::DeathNotice, $this));
+        }
+        $this->watchers = null;
+        foreach ($this->watching ?? [] as [$target]) {
+            $target->sendSystem(new SystemMessage(SystemMessageKind::Unwatch, $this));
+        }
+        $this->watching = null;
+        $system = $this->system;
+        $system->eventStream->unsubscribe($this->ref);
+        if ($system->eventStream->hasSubscribers(ActorStopped::class)) {
+            $system->eventStream->publish(new ActorStopped($this->ref));
+        }
+        if ($this->parent !== null) {
+            $this->parent->sendSystem(new SystemMessage(SystemMessageKind::ChildTerminated, $this));
+        } else {
+            $system->rootTerminated();
+        }
+    }
+
+    /**
+     * Terminates this actor and everything below it now, without waiting for anyone (the
+     * shutdown deadline passed).
+     */
+    public function forceTerminate(): int
+    {
+        $count = 0;
+        foreach ($this->children as $child) {
+            $count += $child->forceTerminate();
+        }
+        $this->children = [];
+        $this->systemMessages = [];
+        if ($this->status !== self::TERMINATED) {
+            $started = $this->status !== self::NEW;
+            $this->status = self::STOPPING;
+            $this->clearTimers();
+            $this->finishStop($started);
+            ++$count;
+        }
+
+        return $count;
+    }
+
+    private function childTerminated(ActorCell $child): void
+    {
+        if (($this->children[$child->name] ?? null) === $child) {
+            unset($this->children[$child->name]);
+        }
+        if ($this->parent === null) {
+            $this->system->guardianTerminated($child);
+        }
+        if ($this->children === []) {
+            if ($this->status === self::STOPPING) {
+                $this->finishStop(true);
+            } elseif ($this->status === self::RESTARTING) {
+                $this->finishRestart();
+            }
+        }
+    }
+
+    // ---- supervision ----------------------------------------------------------------------------
+
+    private function supervise(ActorCell $child, \Throwable $error): void
+    {
+        if (($this->children[$child->name] ?? null) !== $child || $child->status >= self::STOPPING) {
+            return;
+        }
+        $strategy = $this->props->supervisor ?? $this->system->defaultStrategy;
+        try {
+            $directive = $strategy->decide($error);
+        } catch (\Throwable $e) {
+            $this->system->reportFailure($this->ref, $e, null, 'the supervisor decider');
+            $directive = Directive::Escalate;
+        }
+        switch ($directive) {
+            case Directive::Resume:
+                $child->sendSystem(new SystemMessage(SystemMessageKind::Resume, null, $error));
+                break;
+            case Directive::Stop:
+                foreach ($this->affected($child, $strategy) as $target) {
+                    $target->sendSystem(new SystemMessage(SystemMessageKind::Stop));
+                }
+                break;
+            case Directive::Escalate:
+                $this->fail($error);
+                break;
+            case Directive::Restart:
+                $this->restartChild($child, $error, $strategy);
+                break;
+        }
+    }
+
+    private function restartChild(ActorCell $child, \Throwable $error, SupervisorStrategy $strategy): void
+    {
+        $now = $this->system->loop->now();
+        $recent = [];
+        foreach ($child->restarts ?? [] as $at) {
+            if ($at > $now - $strategy->within) {
+                $recent[] = $at;
+            }
+        }
+        $recent[] = $now;
+        $child->restarts = $recent;
+        $targets = $this->affected($child, $strategy);
+        if (\count($recent) > $strategy->maxRestarts) {
+            foreach ($targets as $target) {
+                $target->sendSystem(new SystemMessage(SystemMessageKind::Stop));
+            }
+            $this->fail(new RestartLimitExceededException(sprintf(
+                '%s failed %d times within %.1f s, more than the %d restarts its supervisor allows; it was stopped. Last failure: %s',
+                $child->path,
+                \count($recent),
+                $strategy->within,
+                $strategy->maxRestarts,
+                $error->getMessage(),
+            ), 0, $error));
+
+            return;
+        }
+        $delay = $strategy->backoff?->delay(\count($recent)) ?? 0.0;
+        foreach ($targets as $target) {
+            $recreate = new SystemMessage(SystemMessageKind::Recreate, null, $error);
+            if ($delay > 0.0) {
+                $this->system->loop->delay($delay, static function () use ($target, $recreate): void {
+                    $target->sendSystem($recreate);
+                });
+            } else {
+                $target->sendSystem($recreate);
+            }
+        }
+    }
+
+    /**
+     * @return list<ActorCell>
+     */
+    private function affected(ActorCell $child, SupervisorStrategy $strategy): array
+    {
+        return match ($strategy->scope) {
+            SupervisionScope::OneForOne => [$child],
+            SupervisionScope::AllForOne => array_values($this->children),
+            SupervisionScope::RestForOne => array_values(\array_slice(
+                $this->children,
+                (int) array_search($child->name, array_keys($this->children), true),
+            )),
+        };
+    }
+
+    // ---- death watch ----------------------------------------------------------------------------
+
+    private function deathNotice(ActorCell $dead): void
+    {
+        $id = spl_object_id($dead);
+        if (!isset($this->watching[$id])) {
+            return; // unwatched meanwhile, or already notified
+        }
+        $message = $this->watching[$id][1] ?? new Terminated($dead->ref);
+        unset($this->watching[$id]);
+        if ($this->status === self::RUNNING) {
+            $previous = $this->current;
+            $this->invoke(new Envelope($message, $dead->ref));
+            $this->current = $previous;
+        } elseif ($this->status < self::STOPPING) {
+            $this->mailbox->prepend([new Envelope($message, $dead->ref)]);
+        }
+    }
+
+    // ---- overflow of bounded mailboxes ----------------------------------------------------------
+
+    /**
+     * Handles a message the mailbox did not simply accept; true when it ended up queued.
+     */
+    private function overflow(EnqueueResult $result, mixed $message, ?ActorRef $sender): bool
+    {
+        switch ($result) {
+            case EnqueueResult::AcceptedDroppingOldest:
+                $displaced = $this->mailbox->takeDisplaced();
+                if ($displaced !== null) {
+                    $this->deadLetter($displaced->message, $displaced->sender, DeadLetterReason::MailboxFull);
+                }
+
+                return true;
+            case EnqueueResult::DroppedNewest:
+                $this->deadLetter($message, $sender, DeadLetterReason::MailboxFull);
+
+                return false;
+            default:
+                if ($this->mailbox->overflow === OverflowPolicy::Backpressure && \Fiber::getCurrent() !== null) {
+                    $this->waitForRoom($message, $sender);
+
+                    return false;
+                }
+                throw new MailboxFullException(sprintf(
+                    'The mailbox of %s is full (%d messages); %s was not queued. Send it again later or enlarge the mailbox.',
+                    $this->path,
+                    $this->mailbox->capacity,
+                    get_debug_type($message),
+                ));
+        }
+    }
+
+    private function waitForRoom(mixed $message, ?ActorRef $sender): void
+    {
+        /** @var Deferred<null> $room */
+        $room = new Deferred($this->system->loop);
+        $this->roomWaiters[] = $room;
+        if (!$this->scheduled && $this->status !== self::SUSPENDED) {
+            $this->scheduled = true;
+            $this->scheduler->schedule($this);
+        }
+        $room->future()->await();
+        $this->deliver($message, $sender);
+    }
+
+    private function releaseRoomWaiters(): void
+    {
+        $free = $this->status === self::TERMINATED ? \PHP_INT_MAX : $this->mailbox->capacity - $this->mailbox->count();
+        while ($free-- > 0 && $this->roomWaiters !== null && $this->roomWaiters !== []) {
+            array_shift($this->roomWaiters)->tryResolve(null);
+        }
+        if ($this->roomWaiters === []) {
+            $this->roomWaiters = null;
+        }
+    }
+
+    // ---- dead letters ---------------------------------------------------------------------------
+
+    private function deadLetterEnvelope(Envelope $envelope): void
+    {
+        $message = $envelope->message;
+        if ($message instanceof TimerFired) {
+            return; // a timer of a stopped actor: nothing was lost
+        }
+        $this->deadLetter($message, $envelope->sender, DeadLetterReason::RecipientTerminated);
+    }
+
+    private function deadLetter(mixed $message, ?ActorRef $sender, DeadLetterReason $reason): void
+    {
+        if ($sender instanceof AskResponder && $reason === DeadLetterReason::RecipientTerminated) {
+            $sender->recipientTerminated();
+        }
+        $this->system->deadLetters->publish($message, $sender, $this->path, $reason);
+    }
+
+    // ---- timers and receive timeout -------------------------------------------------------------
+
+    private function clearTimers(): void
+    {
+        $this->timers?->cancelAll();
+        $this->cancelReceiveTimeout();
+    }
+
+    private function receiveTimeoutDue(): void
+    {
+        if ($this->receiveTimeout === null || $this->status >= self::STOPPING) {
+            return;
+        }
+        [$seconds, $message] = $this->receiveTimeout;
+        $loop = $this->system->loop;
+        $idle = $loop->now() - $this->lastActivity;
+        if ($idle + 1e-9 >= $seconds) {
+            $this->deliver($message, null);
+            $wait = $seconds;
+        } else {
+            $wait = $seconds - $idle;
+        }
+        $this->receiveTimeout = [$seconds, $message, $loop->delay($wait, fn() => $this->receiveTimeoutDue())];
+    }
+
+    // ---- ActorContext ---------------------------------------------------------------------------
+
+    public function self(): ActorRef
+    {
+        return $this->ref;
+    }
+
+    public function path(): string
+    {
+        return $this->path;
+    }
+
+    public function parent(): ?ActorRef
+    {
+        return $this->parent?->ref;
+    }
+
+    public function system(): ActorSystem
+    {
+        return $this->system;
+    }
+
+    public function loop(): Loop
+    {
+        return $this->system->loop;
+    }
+
+    public function log(): LoggerInterface
+    {
+        return new ContextLogger($this->system->logger, ['actor' => $this->path]);
+    }
+
+    public function sender(): ?ActorRef
+    {
+        return $this->current?->sender;
+    }
+
+    public function message(): mixed
+    {
+        return $this->current?->message;
+    }
+
+    public function reply(mixed $message): void
+    {
+        $sender = $this->current?->sender;
+        if ($sender === null) {
+            $this->system->deadLetters->publish($message, $this->ref, 'the sender of ' . $this->path . "'s current message", DeadLetterReason::NoSender);
+
+            return;
+        }
+        $sender->tell($message, $this->ref);
+    }
+
+    public function forward(ActorRef $to): void
+    {
+        if ($this->current === null) {
+            throw new \LogicException('forward() needs a message being handled.');
+        }
+        $to->tell($this->current->message, $this->current->sender);
+    }
+
+    public function spawn(Props|Behavior $props, ?string $name = null): ActorRef
+    {
+        if ($this->status >= self::STOPPING) {
+            throw new ActorStoppingException("{$this->path} is stopping and cannot start children.");
+        }
+        if ($props instanceof Behavior) {
+            $props = Props::fromBehavior($props);
+        }
+        if ($name === null) {
+            $name = $this->system->nextAnonymousName();
+        } else {
+            if ($name === '' || $name[0] === '$' || strpbrk($name, "/ \t\r\n\0#?") !== false) {
+                throw new InvalidActorNameException(
+                    "Invalid actor name '{$name}': use a non-empty name without slashes, whitespace, '#' or '?', not starting with '$' (reserved for anonymous actors).",
+                );
+            }
+            if (isset($this->children[$name])) {
+                throw new ActorNameTakenException("An actor named '{$name}' already exists under {$this->path}; stop it first or choose another name.");
+            }
+        }
+        $child = new self($this->system, $this, $name, $props);
+        $this->children[$name] = $child;
+        $child->scheduled = true;
+        $this->scheduler->schedule($child);
+
+        return $child->ref;
+    }
+
+    public function child(string $name): ?ActorRef
+    {
+        return ($this->children[$name] ?? null)?->ref;
+    }
+
+    public function children(): array
+    {
+        $refs = [];
+        foreach ($this->children as $name => $child) {
+            $refs[$name] = $child->ref;
+        }
+
+        return $refs;
+    }
+
+    public function stop(?ActorRef $ref = null): void
+    {
+        if ($ref === null || $ref === $this->ref) {
+            $this->stopSelf();
+
+            return;
+        }
+        if (!$ref instanceof LocalActorRef || ($this->children[$ref->cell->name] ?? null) !== $ref->cell) {
+            throw new \InvalidArgumentException("{$this->path} can stop only itself and its children, not {$ref->path()}; use ActorSystem::stop() or send it a PoisonPill.");
+        }
+        $ref->cell->sendSystem(new SystemMessage(SystemMessageKind::Stop));
+    }
+
+    public function watch(ActorRef $ref, mixed $message = null): void
+    {
+        if (!$ref instanceof LocalActorRef) {
+            throw new \InvalidArgumentException('Only actors of this system can be watched, not ' . get_debug_type($ref) . '.');
+        }
+        $target = $ref->cell;
+        if ($target === $this) {
+            return;
+        }
+        $this->watching[spl_object_id($target)] = [$target, $message];
+        $target->sendSystem(new SystemMessage(SystemMessageKind::Watch, $this));
+    }
+
+    public function unwatch(ActorRef $ref): void
+    {
+        if (!$ref instanceof LocalActorRef) {
+            return;
+        }
+        $target = $ref->cell;
+        unset($this->watching[spl_object_id($target)]);
+        $target->sendSystem(new SystemMessage(SystemMessageKind::Unwatch, $this));
+    }
+
+    public function timers(): TimerScheduler
+    {
+        return $this->timers ??= new TimerScheduler($this, $this->system->loop);
+    }
+
+    public function setReceiveTimeout(float $seconds, mixed $message = null): void
+    {
+        if ($seconds <= 0.0) {
+            throw new \InvalidArgumentException("A receive timeout must be above zero seconds, got {$seconds}; use cancelReceiveTimeout() to turn it off.");
+        }
+        $this->cancelReceiveTimeout();
+        $loop = $this->system->loop;
+        $this->lastActivity = $loop->now();
+        $this->receiveTimeout = [$seconds, $message ?? new ReceiveTimeout(), $loop->delay($seconds, fn() => $this->receiveTimeoutDue())];
+    }
+
+    public function cancelReceiveTimeout(): void
+    {
+        if ($this->receiveTimeout !== null) {
+            $this->system->loop->cancel($this->receiveTimeout[2]);
+            $this->receiveTimeout = null;
+        }
+    }
+
+    public function stash(): void
+    {
+        if ($this->current === null) {
+            throw new \LogicException('stash() needs a message being handled.');
+        }
+        if (\count($this->stash ?? []) >= $this->props->stashCapacity) {
+            throw new StashOverflowException(sprintf(
+                'The stash of %s is full (%d messages); unstash before stashing more, or raise Props::withStashCapacity().',
+                $this->path,
+                $this->props->stashCapacity,
+            ));
+        }
+        $this->stash[] = $this->current;
+    }
+
+    public function unstashAll(): void
+    {
+        if ($this->stash !== null) {
+            $this->mailbox->prepend($this->stash);
+            $this->stash = null;
+        }
+    }
+
+    public function stashSize(): int
+    {
+        return \count($this->stash ?? []);
+    }
+
+    public function become(Behavior $behavior, bool $discardOld = true): void
+    {
+        if (!$discardOld) {
+            $this->behaviorStack[] = [$this->handler, $this->stateful, $this->state, $this->onSignal];
+        }
+        $this->installBehavior($behavior);
+    }
+
+    public function unbecome(): void
+    {
+        if ($this->behaviorStack === null || $this->behaviorStack === []) {
+            return;
+        }
+        [$this->handler, $this->stateful, $this->state, $this->onSignal] = array_pop($this->behaviorStack);
+    }
+}

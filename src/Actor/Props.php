@@ -1,0 +1,89 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Actor;
+
+use Nexus\Actor\Mailbox\Mailbox;
+use Nexus\Actor\Mailbox\OverflowPolicy;
+use Nexus\Actor\Supervision\SupervisorStrategy;
+
+/**
+ * The recipe for an actor: how to create its behavior (again on each restart), its mailbox, how
+ * it supervises its own children and how much it may stash.
+ */
+final class Props
+{
+    /**
+     * @param \Closure(): (Behavior|Actor) $factory
+     */
+    private function __construct(
+        public readonly \Closure $factory,
+        public readonly int $mailboxCapacity = \PHP_INT_MAX,
+        public readonly OverflowPolicy $overflow = OverflowPolicy::DropNewest,
+        public readonly ?SupervisorStrategy $supervisor = null,
+        public readonly int $stashCapacity = 1000,
+    ) {}
+
+    public static function fromBehavior(Behavior $behavior): self
+    {
+        return new self(static fn(): Behavior => $behavior);
+    }
+
+    /**
+     * @param \Closure(): (Behavior|Actor) $factory called at start and on every restart
+     */
+    public static function fromFactory(\Closure $factory): self
+    {
+        return new self($factory);
+    }
+
+    /**
+     * @param class-string<Actor> $class
+     */
+    public static function fromClass(string $class, mixed ...$arguments): self
+    {
+        if (!is_subclass_of($class, Actor::class)) {
+            throw new \InvalidArgumentException("{$class} must extend " . Actor::class . ' to be used with Props::fromClass().');
+        }
+
+        return new self(static fn(): Actor => new $class(...$arguments));
+    }
+
+    /**
+     * A bounded mailbox; $overflow says what happens to a message that finds it full.
+     */
+    public function withMailbox(int $capacity, OverflowPolicy $overflow = OverflowPolicy::DropNewest): self
+    {
+        if ($capacity < 1) {
+            throw new \InvalidArgumentException("A mailbox needs a capacity of at least 1, got {$capacity}.");
+        }
+
+        return new self($this->factory, $capacity, $overflow, $this->supervisor, $this->stashCapacity);
+    }
+
+    /**
+     * How this actor supervises its children.
+     */
+    public function withSupervisor(SupervisorStrategy $strategy): self
+    {
+        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $strategy, $this->stashCapacity);
+    }
+
+    public function withStashCapacity(int $capacity): self
+    {
+        if ($capacity < 0) {
+            throw new \InvalidArgumentException("The stash capacity cannot be negative, got {$capacity}.");
+        }
+
+        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $this->supervisor, $capacity);
+    }
+
+    /**
+     * @internal
+     */
+    public function createMailbox(): Mailbox
+    {
+        return new Mailbox($this->mailboxCapacity, $this->overflow);
+    }
+}

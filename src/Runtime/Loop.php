@@ -1,0 +1,512 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Runtime;
+
+/**
+ * The event loop: one per process. It owns the timers (a heap), stream readiness (stream_select),
+ * POSIX signals (pcntl), deferred callbacks and the actor scheduler's run queue.
+ *
+ * One turn of the loop (tick): deferred callbacks, then runnable actors (batched, inside a worker
+ * fiber), then a wait for stream readiness that lasts until the next timer is due (zero when work
+ * is pending, indefinitely when only streams or signals remain), then the timers that are due.
+ * It never spins and never sleeps a fixed slice.
+ *
+ * Every registration returns an int id that cancel() accepts. A registration keeps run() going
+ * unless unreference()d, like a referenced handle in libuv.
+ */
+final class Loop
+{
+    private readonly Clock $clock;
+    private readonly Scheduler $scheduler;
+    private readonly TimerQueue $timers;
+    private float $now;
+    private int $nextId = 1;
+    private int $referenced = 0;
+    private bool $stopped = false;
+
+    /** @var array<int, \Closure(int): void> */
+    private array $timerCallbacks = [];
+    /** @var array<int, float> interval of repeating timers */
+    private array $timerIntervals = [];
+    /** @var array<int, resource> */
+    private array $readStreams = [];
+    /** @var array<int, \Closure(resource, int): void> */
+    private array $readCallbacks = [];
+    /** @var array<int, resource> */
+    private array $writeStreams = [];
+    /** @var array<int, \Closure(resource, int): void> */
+    private array $writeCallbacks = [];
+    /** @var array<int, array{int, \Closure(int, int): void}> */
+    private array $signalWatchers = [];
+    /** @var array<int, int> how many watchers each installed signal has */
+    private array $signalCounts = [];
+    /** @var list<int> */
+    private array $pendingSignals = [];
+    /** @var array{resource, resource}|null */
+    private ?array $wakePipe = null;
+    /** @var array<int, true> */
+    private array $unreferenced = [];
+    /** @var list<\Closure(): void> */
+    private array $deferred = [];
+    /** @var (\Closure(\Throwable): void)|null */
+    private ?\Closure $errorHandler = null;
+
+    public function __construct(?Clock $clock = null, int $schedulerBudget = 256)
+    {
+        $this->clock = $clock ?? new SystemClock();
+        $this->now = $this->clock->now();
+        $this->timers = new TimerQueue();
+        $this->scheduler = new Scheduler($schedulerBudget);
+    }
+
+    public function clock(): Clock
+    {
+        return $this->clock;
+    }
+
+    public function scheduler(): Scheduler
+    {
+        return $this->scheduler;
+    }
+
+    /**
+     * The time at the start of the current loop turn, in seconds (monotonic).
+     */
+    public function now(): float
+    {
+        return $this->now;
+    }
+
+    /**
+     * Runs $callback on the next loop turn, before any I/O wait.
+     *
+     * @param \Closure(): void $callback
+     */
+    public function defer(\Closure $callback): void
+    {
+        $this->deferred[] = $callback;
+    }
+
+    /**
+     * Runs $callback(int $id) once, $seconds from now.
+     *
+     * @param \Closure(int): void $callback
+     */
+    public function delay(float $seconds, \Closure $callback): int
+    {
+        $id = $this->nextId++;
+        $this->timerCallbacks[$id] = $callback;
+        $this->timers->insert($id, $this->now + max(0.0, $seconds));
+        ++$this->referenced;
+
+        return $id;
+    }
+
+    /**
+     * Runs $callback(int $id) every $interval seconds at a fixed rate, until cancelled.
+     *
+     * @param \Closure(int): void $callback
+     */
+    public function repeat(float $interval, \Closure $callback, ?float $initialDelay = null): int
+    {
+        if ($interval <= 0.0) {
+            throw new \InvalidArgumentException("A repeating timer needs an interval above zero, got {$interval} s.");
+        }
+        $id = $this->delay($initialDelay ?? $interval, $callback);
+        $this->timerIntervals[$id] = $interval;
+
+        return $id;
+    }
+
+    /**
+     * Calls $callback($stream, $id) whenever $stream is readable.
+     *
+     * @param resource $stream
+     * @param \Closure(resource, int): void $callback
+     */
+    public function onReadable(mixed $stream, \Closure $callback): int
+    {
+        $id = $this->nextId++;
+        $this->readStreams[$id] = $stream;
+        $this->readCallbacks[$id] = $callback;
+        ++$this->referenced;
+
+        return $id;
+    }
+
+    /**
+     * Calls $callback($stream, $id) whenever $stream is writable.
+     *
+     * @param resource $stream
+     * @param \Closure(resource, int): void $callback
+     */
+    public function onWritable(mixed $stream, \Closure $callback): int
+    {
+        $id = $this->nextId++;
+        $this->writeStreams[$id] = $stream;
+        $this->writeCallbacks[$id] = $callback;
+        ++$this->referenced;
+
+        return $id;
+    }
+
+    /**
+     * Calls $callback($signo, $id) on the loop (not inside the signal handler) when the process
+     * receives $signo.
+     *
+     * @param \Closure(int, int): void $callback
+     */
+    public function onSignal(int $signo, \Closure $callback): int
+    {
+        if (!\function_exists('pcntl_signal')) {
+            throw new \RuntimeException('Signal handling needs the pcntl extension (Debian: php8.2-cli ships it; check php -m).');
+        }
+        $id = $this->nextId++;
+        $this->signalWatchers[$id] = [$signo, $callback];
+        ++$this->referenced;
+        if (!isset($this->signalCounts[$signo])) {
+            $this->signalCounts[$signo] = 0;
+            $this->installSignal($signo);
+        }
+        ++$this->signalCounts[$signo];
+
+        return $id;
+    }
+
+    /**
+     * Removes a timer, stream watcher or signal watcher. Unknown or already removed ids are ignored.
+     */
+    public function cancel(int $id): void
+    {
+        if (isset($this->timerCallbacks[$id])) {
+            unset($this->timerCallbacks[$id], $this->timerIntervals[$id]);
+            $this->release($id);
+            $this->compactTimers();
+        } elseif (isset($this->readCallbacks[$id])) {
+            unset($this->readCallbacks[$id], $this->readStreams[$id]);
+            $this->release($id);
+        } elseif (isset($this->writeCallbacks[$id])) {
+            unset($this->writeCallbacks[$id], $this->writeStreams[$id]);
+            $this->release($id);
+        } elseif (isset($this->signalWatchers[$id])) {
+            $signo = $this->signalWatchers[$id][0];
+            unset($this->signalWatchers[$id]);
+            $this->release($id);
+            if (--$this->signalCounts[$signo] === 0) {
+                unset($this->signalCounts[$signo]);
+                pcntl_signal($signo, \SIG_DFL);
+            }
+        }
+    }
+
+    /**
+     * The registration no longer keeps run() going (a housekeeping timer, a listening socket that
+     * should not hold a finished program open).
+     */
+    public function unreference(int $id): void
+    {
+        if (!isset($this->unreferenced[$id]) && $this->isKnown($id)) {
+            $this->unreferenced[$id] = true;
+            --$this->referenced;
+        }
+    }
+
+    public function reference(int $id): void
+    {
+        if (isset($this->unreferenced[$id])) {
+            unset($this->unreferenced[$id]);
+            ++$this->referenced;
+        }
+    }
+
+    /**
+     * Runs $callback in a new fiber on the next loop turn; the future carries its return value or
+     * exception. Inside it, futures can be awaited without blocking the loop.
+     *
+     * @template R
+     *
+     * @param \Closure(): R $callback
+     *
+     * @return Future<R>
+     */
+    public function async(\Closure $callback): Future
+    {
+        /** @var Deferred<R> $deferred */
+        $deferred = new Deferred($this);
+        $this->defer(static function () use ($callback, $deferred): void {
+            $fiber = new \Fiber(static function () use ($callback, $deferred): void {
+                try {
+                    $deferred->resolve($callback());
+                } catch (\Throwable $e) {
+                    $deferred->reject($e);
+                }
+            });
+            $fiber->start();
+        });
+
+        return $deferred->future();
+    }
+
+    /**
+     * Where exceptions thrown by loop callbacks go. Without a handler, run() rethrows them.
+     *
+     * @param (\Closure(\Throwable): void)|null $handler
+     */
+    public function setErrorHandler(?\Closure $handler): void
+    {
+        $this->errorHandler = $handler;
+    }
+
+    /**
+     * @internal
+     */
+    public function reportError(\Throwable $error): void
+    {
+        if ($this->errorHandler === null) {
+            throw $error;
+        }
+        ($this->errorHandler)($error);
+    }
+
+    /**
+     * Runs until stop() is called or nothing is left that could do anything.
+     */
+    public function run(): void
+    {
+        while (!$this->stopped && $this->tick()) {
+        }
+        $this->stopped = false;
+    }
+
+    /**
+     * Makes run() return after the current turn.
+     */
+    public function stop(): void
+    {
+        $this->stopped = true;
+    }
+
+    /**
+     * Whether anything is registered or pending that keeps the loop going.
+     */
+    public function isAlive(): bool
+    {
+        return $this->referenced > 0 || $this->deferred !== [] || $this->scheduler->hasWork() || $this->pendingSignals !== [];
+    }
+
+    /**
+     * One loop turn. With $block the I/O wait lasts until the next timer when nothing is runnable;
+     * without it the turn never waits. Returns false, doing nothing, when the loop has nothing left.
+     */
+    public function tick(bool $block = true): bool
+    {
+        if (!$this->isAlive()) {
+            return false;
+        }
+        $this->now = $this->clock->now();
+        if ($this->pendingSignals !== []) {
+            $this->dispatchSignals();
+        }
+        if ($this->deferred !== []) {
+            $this->runDeferred();
+        }
+        if ($this->scheduler->hasWork()) {
+            $this->scheduler->run();
+        }
+
+        $timeout = 0.0;
+        if ($block && $this->deferred === [] && !$this->scheduler->hasWork()) {
+            $due = $this->timers->peekDue();
+            $timeout = $due === null ? null : max(0.0, $due - $this->clock->now());
+        }
+        $virtual = $this->clock->isVirtual();
+        if ($this->readStreams !== [] || $this->writeStreams !== []) {
+            $this->select($virtual ? 0.0 : $timeout);
+        } elseif ($timeout > 0.0 && !$virtual) {
+            usleep((int) ceil($timeout * 1e6));
+        }
+        if ($virtual && $timeout > 0.0) {
+            // A virtual clock jumps to the next timer instead of sleeping until it.
+            $this->clock->advanceTo($this->clock->now() + $timeout);
+        }
+        if (!$this->timers->isEmpty()) {
+            $this->runTimers();
+        }
+
+        return true;
+    }
+
+    /**
+     * Runs every deferred callback, runnable actor and due timer without waiting for I/O or moving
+     * time, until none is left. Streams that are ready at once are served.
+     */
+    public function runUntilIdle(int $maxTurns = 1_000_000): void
+    {
+        while ($maxTurns-- > 0) {
+            $this->tick(false);
+            $due = $this->timers->peekDue();
+            if ($this->deferred === [] && !$this->scheduler->hasWork() && $this->pendingSignals === []
+                && ($due === null || $due > $this->clock->now())) {
+                return;
+            }
+        }
+        throw new \RuntimeException('The loop did not become idle: something keeps rescheduling itself without end.');
+    }
+
+    /**
+     * When the next timer is due, or null when there is none.
+     */
+    public function nextTimerDue(): ?float
+    {
+        while (!$this->timers->isEmpty() && !isset($this->timerCallbacks[$this->timers->peekId()])) {
+            $this->timers->extract();
+        }
+
+        return $this->timers->peekDue();
+    }
+
+    private function runDeferred(): void
+    {
+        while ($this->deferred !== []) {
+            $callbacks = $this->deferred;
+            $this->deferred = [];
+            foreach ($callbacks as $callback) {
+                try {
+                    $callback();
+                } catch (\Throwable $e) {
+                    $this->reportError($e);
+                }
+            }
+        }
+    }
+
+    private function runTimers(): void
+    {
+        $now = $this->now = $this->clock->now();
+        while (($due = $this->timers->peekDue()) !== null && $due <= $now) {
+            $id = $this->timers->extract();
+            $callback = $this->timerCallbacks[$id] ?? null;
+            if ($callback === null) {
+                continue; // cancelled
+            }
+            if (isset($this->timerIntervals[$id])) {
+                $interval = $this->timerIntervals[$id];
+                $next = $due + $interval;
+                // A loop that fell behind does not fire a burst to catch up.
+                $this->timers->insert($id, $next > $now ? $next : $now + $interval);
+            } else {
+                unset($this->timerCallbacks[$id]);
+                $this->release($id);
+            }
+            try {
+                $callback($id);
+            } catch (\Throwable $e) {
+                $this->reportError($e);
+            }
+        }
+    }
+
+    private function select(?float $timeout): void
+    {
+        $read = $this->readStreams;
+        $write = $this->writeStreams;
+        $except = null;
+        if ($timeout === null) {
+            $seconds = null;
+            $micros = 0;
+        } else {
+            $seconds = (int) $timeout;
+            $micros = (int) (($timeout - $seconds) * 1e6);
+        }
+        // A signal interrupts the wait with EINTR, which PHP reports as a warning: that is expected.
+        $ready = @stream_select($read, $write, $except, $seconds, $micros);
+        if ($ready === false || $ready === 0) {
+            return;
+        }
+        foreach ($read as $id => $stream) {
+            $callback = $this->readCallbacks[$id] ?? null;
+            if ($callback !== null) {
+                try {
+                    $callback($stream, $id);
+                } catch (\Throwable $e) {
+                    $this->reportError($e);
+                }
+            }
+        }
+        foreach ($write as $id => $stream) {
+            $callback = $this->writeCallbacks[$id] ?? null;
+            if ($callback !== null) {
+                try {
+                    $callback($stream, $id);
+                } catch (\Throwable $e) {
+                    $this->reportError($e);
+                }
+            }
+        }
+    }
+
+    private function installSignal(int $signo): void
+    {
+        pcntl_async_signals(true);
+        if ($this->wakePipe === null) {
+            $pair = stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+            if ($pair === false) {
+                throw new \RuntimeException('Could not create the socket pair that wakes the loop on signals.');
+            }
+            stream_set_blocking($pair[0], false);
+            stream_set_blocking($pair[1], false);
+            $this->wakePipe = [$pair[0], $pair[1]];
+            $id = $this->onReadable($pair[0], static function ($stream): void {
+                fread($stream, 4096);
+            });
+            $this->unreference($id);
+        }
+        $wake = $this->wakePipe[1] ?? throw new \LogicException('The wake-up socket pair is missing.');
+        pcntl_signal($signo, function (int $signo) use ($wake): void {
+            $this->pendingSignals[] = $signo;
+            @fwrite($wake, "\0");
+        });
+    }
+
+    private function dispatchSignals(): void
+    {
+        $signals = $this->pendingSignals;
+        $this->pendingSignals = [];
+        foreach ($signals as $signo) {
+            foreach ($this->signalWatchers as $id => [$watched, $callback]) {
+                if ($watched === $signo) {
+                    try {
+                        $callback($signo, $id);
+                    } catch (\Throwable $e) {
+                        $this->reportError($e);
+                    }
+                }
+            }
+        }
+    }
+
+    private function isKnown(int $id): bool
+    {
+        return isset($this->timerCallbacks[$id]) || isset($this->readCallbacks[$id])
+            || isset($this->writeCallbacks[$id]) || isset($this->signalWatchers[$id]);
+    }
+
+    private function release(int $id): void
+    {
+        if (isset($this->unreferenced[$id])) {
+            unset($this->unreferenced[$id]);
+        } else {
+            --$this->referenced;
+        }
+    }
+
+    private function compactTimers(): void
+    {
+        $queued = $this->timers->count();
+        if ($queued > 1024 && $queued > 2 * \count($this->timerCallbacks)) {
+            $this->timers->retain(fn(int $id): bool => isset($this->timerCallbacks[$id]));
+        }
+    }
+}

@@ -1,0 +1,130 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Runtime;
+
+/**
+ * The run queue and its worker fibers.
+ *
+ * Runnables (actors with messages) are run in order from inside a worker fiber, a budget of them
+ * per loop turn so that timers and I/O are served in between. When a runnable waits (awaits a
+ * future), the fiber it runs in is handed over to it until it is resumed, and the next loop turn
+ * continues the run queue in a fresh fiber taken from a pool. A fiber is therefore only created
+ * when something actually waits, never one per actor.
+ */
+final class Scheduler
+{
+    /** @var list<Runnable> */
+    private array $queue = [];
+    /** @var list<Runnable> the part of the queue being drained */
+    private array $batch = [];
+    private int $position = 0;
+    private int $batchSize = 0;
+    /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
+    private ?\Fiber $dispatcher = null;
+    /** @var list<\Fiber<mixed, mixed, mixed, mixed>> */
+    private array $idle = [];
+    private int $fibersCreated = 0;
+
+    /**
+     * The actor whose handler runs right now (the implicit sender of what it tells), if any.
+     */
+    public ?Runnable $current = null;
+
+    public function __construct(private readonly int $budget = 256)
+    {
+        if ($budget < 1) {
+            throw new \InvalidArgumentException("The scheduler budget must be at least 1, got {$budget}.");
+        }
+    }
+
+    public function schedule(Runnable $runnable): void
+    {
+        $this->queue[] = $runnable;
+    }
+
+    public function hasWork(): bool
+    {
+        return $this->position < $this->batchSize || $this->queue !== [];
+    }
+
+    /**
+     * How many worker fibers were ever created (stays at one while nothing waits).
+     */
+    public function fibersCreated(): int
+    {
+        return $this->fibersCreated;
+    }
+
+    /**
+     * Drains up to the budget of runnables. Called by the loop, outside any fiber.
+     */
+    public function run(): void
+    {
+        $fiber = $this->dispatcher;
+        if ($fiber === null) {
+            $fiber = array_pop($this->idle);
+            if ($fiber === null) {
+                $fiber = new \Fiber($this->work(...));
+                ++$this->fibersCreated;
+            }
+            $this->dispatcher = $fiber;
+        }
+        if ($fiber->isSuspended()) {
+            $fiber->resume();
+        } else {
+            $fiber->start();
+        }
+    }
+
+    /**
+     * Suspends the running fiber until something resumes it; if it was draining the run queue,
+     * the queue goes on in another fiber meanwhile.
+     */
+    public function suspend(): mixed
+    {
+        $fiber = \Fiber::getCurrent();
+        if ($fiber === null) {
+            throw new \LogicException('suspend() needs a fiber: it was called from top-level code.');
+        }
+        $current = $this->current;
+        if ($fiber === $this->dispatcher) {
+            $this->dispatcher = null;
+        }
+        try {
+            return \Fiber::suspend();
+        } finally {
+            $this->current = $current;
+        }
+    }
+
+    private function work(): void
+    {
+        $self = \Fiber::getCurrent();
+        // @phpstan-ignore while.alwaysTrue (a worker fiber lives as long as the scheduler)
+        while (true) {
+            $budget = $this->budget;
+            while ($budget-- > 0) {
+                if ($this->position >= $this->batchSize) {
+                    if ($this->queue === []) {
+                        break;
+                    }
+                    $this->batch = $this->queue;
+                    $this->queue = [];
+                    $this->position = 0;
+                    $this->batchSize = \count($this->batch);
+                }
+                $this->batch[$this->position++]->run();
+                if ($this->dispatcher !== $self) {
+                    // This fiber waited inside run() and another one took over the queue.
+                    \assert($self !== null);
+                    $this->idle[] = $self;
+                    break;
+                }
+            }
+            $this->current = null;
+            \Fiber::suspend();
+        }
+    }
+}
