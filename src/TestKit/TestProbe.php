@@ -183,7 +183,7 @@ final class TestProbe
         if ($clock->isVirtual()) {
             while (true) {
                 $this->loop->runUntilIdle();
-                if ($this->queue !== []) {
+                if ($this->pending() > 0) {
                     return true;
                 }
                 $due = $this->loop->nextTimerDue();
@@ -191,7 +191,7 @@ final class TestProbe
                     $clock->advanceTo($deadline);
                     $this->loop->runUntilIdle();
 
-                    return $this->queue !== [];
+                    return $this->pending() > 0;
                 }
                 $clock->advanceTo($due);
             }
