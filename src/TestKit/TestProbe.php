@@ -170,6 +170,8 @@ final class TestProbe
 
     /**
      * Messages received and not yet taken by an expectation.
+     *
+     * @phpstan-impure the probe actor adds to it whenever the loop runs
      */
     public function pending(): int
     {
