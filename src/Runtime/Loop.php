@@ -8,9 +8,10 @@ namespace Nexus\Runtime;
  * The event loop: one per process. It owns the timers (a heap), stream readiness (stream_select),
  * POSIX signals (pcntl), deferred callbacks and the actor scheduler's run queue.
  *
- * One turn of the loop (tick): deferred callbacks, then runnable actors (batched, inside a worker
- * fiber), then a wait for stream readiness that lasts until the next timer is due (zero when work
- * is pending, indefinitely when only streams or signals remain), then the timers that are due.
+ * One turn of the loop (tick): a wait for stream readiness that lasts until the next timer is due
+ * (zero when work is pending, indefinitely when only streams or signals remain), then signals, due
+ * timers, deferred callbacks, and runnable actors (batched, inside a worker fiber). Waiting first
+ * means a turn ends right after it did work.
  * It never spins and never sleeps a fixed slice.
  *
  * Every registration returns an int id that cancel() accepts. A registration keeps run() going
@@ -305,20 +306,11 @@ final class Loop
         if (!$this->isAlive()) {
             return false;
         }
-        $this->now = $this->clock->now();
-        if ($this->pendingSignals !== []) {
-            $this->dispatchSignals();
-        }
-        if ($this->deferred !== []) {
-            $this->runDeferred();
-        }
-        if ($this->scheduler->hasWork()) {
-            $this->scheduler->run();
-        }
-
+        // Wait first and work after, so that a turn returns right after doing work: whoever runs
+        // the loop until something happens sees it at once, not one timer period later.
         $timeout = 0.0;
-        if ($block && $this->deferred === [] && !$this->scheduler->hasWork()) {
-            $due = $this->timers->peekDue();
+        if ($block && $this->deferred === [] && $this->pendingSignals === [] && !$this->scheduler->hasWork()) {
+            $due = $this->nextTimerDue();
             $timeout = $due === null ? null : max(0.0, $due - $this->clock->now());
         }
         $virtual = $this->clock->isVirtual();
@@ -331,8 +323,18 @@ final class Loop
             // A virtual clock jumps to the next timer instead of sleeping until it.
             $this->clock->advanceTo($this->clock->now() + $timeout);
         }
+        $this->now = $this->clock->now();
+        if ($this->pendingSignals !== []) {
+            $this->dispatchSignals();
+        }
         if (!$this->timers->isEmpty()) {
             $this->runTimers();
+        }
+        if ($this->deferred !== []) {
+            $this->runDeferred();
+        }
+        if ($this->scheduler->hasWork()) {
+            $this->scheduler->run();
         }
 
         return true;

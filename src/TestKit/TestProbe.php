@@ -11,6 +11,7 @@ use Nexus\Actor\Behavior;
 use Nexus\Actor\Envelope;
 use Nexus\Actor\Message\Terminated;
 use Nexus\Runtime\Loop;
+use PHPUnit\Framework\Assert;
 
 /**
  * An actor that records what it receives, and expectations on it that run the system until the
@@ -46,12 +47,13 @@ final class TestProbe
         $message = $this->receiveMessage($timeout);
         $equal = \is_object($expected) ? $expected == $message : $expected === $message;
         if (!$equal) {
-            throw new ExpectationFailedException(sprintf(
+            self::fail(sprintf(
                 'Expected %s but received %s.',
                 self::describe($expected),
                 self::describe($message),
             ));
         }
+        self::pass();
 
         return $message;
     }
@@ -69,8 +71,9 @@ final class TestProbe
     {
         $message = $this->receiveMessage($timeout);
         if (!$message instanceof $class) {
-            throw new ExpectationFailedException("Expected a {$class} but received " . self::describe($message) . '.');
+            self::fail("Expected a {$class} but received " . self::describe($message) . '.');
         }
+        self::pass();
 
         return $message;
     }
@@ -81,8 +84,9 @@ final class TestProbe
     public function expectNoMessage(float $duration = 0.1): void
     {
         if ($this->waitForMessage($duration)) {
-            throw new ExpectationFailedException('Expected no message but received ' . self::describe($this->queue[0]->message) . '.');
+            self::fail('Expected no message but received ' . self::describe($this->queue[0]->message) . '.');
         }
+        self::pass();
     }
 
     /**
@@ -91,7 +95,7 @@ final class TestProbe
     public function receiveMessage(float $timeout = 3.0): mixed
     {
         if (!$this->waitForMessage($timeout)) {
-            throw new ExpectationFailedException(sprintf('No message arrived at %s within %.3f s.', $this->ref->path(), $timeout));
+            self::fail(sprintf('No message arrived at %s within %.3f s.', $this->ref->path(), $timeout));
         }
         $envelope = array_shift($this->queue);
         \assert($envelope !== null);
@@ -143,7 +147,7 @@ final class TestProbe
     {
         $message = $this->expectMessageClass(Terminated::class, $timeout);
         if ($message->ref !== $ref) {
-            throw new ExpectationFailedException("Expected {$ref->path()} to terminate, but it was {$message->ref->path()}.");
+            self::fail("Expected {$ref->path()} to terminate, but it was {$message->ref->path()}.");
         }
 
         return $message;
@@ -207,6 +211,24 @@ final class TestProbe
         $this->loop->cancel($timer);
 
         return $this->pending() > 0;
+    }
+
+    private static function fail(string $message): never
+    {
+        if (class_exists(Assert::class)) {
+            Assert::fail($message);
+        }
+        throw new ExpectationFailedException($message);
+    }
+
+    /**
+     * A met expectation counts as an assertion when running under PHPUnit.
+     */
+    private static function pass(): void
+    {
+        if (class_exists(Assert::class)) {
+            Assert::assertTrue(true);
+        }
     }
 
     private static function describe(mixed $value): string
