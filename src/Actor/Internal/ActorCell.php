@@ -92,7 +92,7 @@ final class ActorCell implements ActorContext, Runnable
     public array $children = [];
     /** @var array<int, ActorCell>|null */
     private ?array $watchers = null;
-    /** @var array<int, array{ActorCell, mixed}>|null */
+    /** @var array<int, array{ActorCell, mixed, bool}>|null watched cell, custom message, Terminated queued */
     private ?array $watching = null;
     private ?TimerScheduler $timers = null;
     /** @var list<Envelope>|null */
@@ -231,6 +231,8 @@ final class ActorCell implements ActorContext, Runnable
             if ($this->timers !== null && $this->timers->accept($message)) {
                 $this->invoke(new Envelope($message->message, null));
             }
+        } elseif ($message instanceof DeathNotice) {
+            $this->deliverTerminated($envelope, $message);
         } elseif ($message instanceof PoisonPill) {
             $this->stopSelf();
         } elseif ($message instanceof Kill) {
@@ -671,18 +673,22 @@ final class ActorCell implements ActorContext, Runnable
     private function deathNotice(ActorCell $dead): void
     {
         $id = spl_object_id($dead);
+        if (!isset($this->watching[$id]) || $this->watching[$id][2] || $this->status >= self::STOPPING) {
+            return; // not watched (any more), or already queued
+        }
+        $this->watching[$id][2] = true;
+        $this->mailbox->append(new Envelope(new DeathNotice($dead), $dead->ref));
+    }
+
+    private function deliverTerminated(Envelope $envelope, DeathNotice $notice): void
+    {
+        $id = spl_object_id($notice->dead);
         if (!isset($this->watching[$id])) {
-            return; // unwatched meanwhile, or already notified
+            return; // unwatched after the notice was queued
         }
-        $message = $this->watching[$id][1] ?? new Terminated($dead->ref);
+        $message = $this->watching[$id][1] ?? new Terminated($notice->dead->ref);
         unset($this->watching[$id]);
-        if ($this->status === self::RUNNING) {
-            $previous = $this->current;
-            $this->invoke(new Envelope($message, $dead->ref));
-            $this->current = $previous;
-        } elseif ($this->status < self::STOPPING) {
-            $this->mailbox->prepend([new Envelope($message, $dead->ref)]);
-        }
+        $this->invoke(new Envelope($message, $envelope->sender));
     }
 
     // ---- overflow of bounded mailboxes ----------------------------------------------------------
@@ -748,8 +754,8 @@ final class ActorCell implements ActorContext, Runnable
     private function deadLetterEnvelope(Envelope $envelope): void
     {
         $message = $envelope->message;
-        if ($message instanceof TimerFired) {
-            return; // a timer of a stopped actor: nothing was lost
+        if ($message instanceof TimerFired || $message instanceof DeathNotice) {
+            return; // a timer or watch notice of a stopped actor: nothing was lost
         }
         $this->deadLetter($message, $envelope->sender, DeadLetterReason::RecipientTerminated);
     }
@@ -913,7 +919,7 @@ final class ActorCell implements ActorContext, Runnable
         if ($target === $this) {
             return;
         }
-        $this->watching[spl_object_id($target)] = [$target, $message];
+        $this->watching[spl_object_id($target)] = [$target, $message, false];
         $target->sendSystem(new SystemMessage(SystemMessageKind::Watch, $this));
     }
 

@@ -42,6 +42,14 @@ final class Mailbox
         };
     }
 
+    /**
+     * Queues an envelope whatever the capacity: for what the runtime itself must not lose.
+     */
+    public function append(Envelope $envelope): void
+    {
+        $this->queue[$this->tail++] = $envelope;
+    }
+
     public function dequeue(): ?Envelope
     {
         if ($this->head === $this->tail) {
