@@ -53,7 +53,7 @@ final class DeadLetters
 
     private function log(mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): void
     {
-        $now = $this->loop->now();
+        $now = $this->loop->clock()->now();
         if ($now - $this->windowStart >= $this->logWindow) {
             if ($this->suppressed > 0) {
                 $this->logger->info('{count} more dead letters were not logged in the last {window} s.', [

@@ -303,6 +303,7 @@ final class Loop
      */
     public function tick(bool $block = true): bool
     {
+        $this->now = $this->clock->now();
         if (!$this->isAlive()) {
             return false;
         }
@@ -315,7 +316,9 @@ final class Loop
         }
         $virtual = $this->clock->isVirtual();
         if ($this->readStreams !== [] || $this->writeStreams !== []) {
-            $this->select($virtual ? 0.0 : $timeout);
+            // With a virtual clock the wait is skipped when a timer is pending (time jumps to it
+            // instead); with no timer at all only I/O or a signal can make progress: block.
+            $this->select($virtual && $timeout !== null ? 0.0 : $timeout);
         } elseif ($timeout > 0.0 && !$virtual) {
             usleep((int) ceil($timeout * 1e6));
         }
@@ -334,7 +337,11 @@ final class Loop
             $this->runDeferred();
         }
         if ($this->scheduler->hasWork()) {
-            $this->scheduler->run();
+            try {
+                $this->scheduler->run();
+            } catch (\Throwable $e) {
+                $this->reportError($e);
+            }
         }
 
         return true;
@@ -347,8 +354,10 @@ final class Loop
     public function runUntilIdle(int $maxTurns = 1_000_000): void
     {
         while ($maxTurns-- > 0) {
-            $this->tick(false);
-            $due = $this->timers->peekDue();
+            if (!$this->tick(false)) {
+                return;
+            }
+            $due = $this->nextTimerDue();
             if ($this->deferred === [] && !$this->scheduler->hasWork() && $this->pendingSignals === []
                 && ($due === null || $due > $this->clock->now())) {
                 return;
@@ -374,11 +383,18 @@ final class Loop
         while ($this->deferred !== []) {
             $callbacks = $this->deferred;
             $this->deferred = [];
-            foreach ($callbacks as $callback) {
+            foreach ($callbacks as $i => $callback) {
                 try {
                     $callback();
                 } catch (\Throwable $e) {
-                    $this->reportError($e);
+                    try {
+                        $this->reportError($e);
+                    } catch (\Throwable $rethrown) {
+                        // run() rethrows: the callbacks not run yet stay queued for the next turn.
+                        $this->deferred = [...\array_slice($callbacks, $i + 1), ...$this->deferred];
+
+                        throw $rethrown;
+                    }
                 }
             }
         }
@@ -424,6 +440,8 @@ final class Loop
         }
         // A signal interrupts the wait with EINTR, which PHP reports as a warning: that is expected.
         $ready = @stream_select($read, $write, $except, $seconds, $micros);
+        // The wait may have been long: timers the callbacks start count from now, not the turn's start.
+        $this->now = $this->clock->now();
         if ($ready === false || $ready === 0) {
             return;
         }

@@ -1,0 +1,170 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Unit\Actor;
+
+use Nexus\Actor\ActorContext;
+use Nexus\Actor\Behavior;
+use Nexus\Actor\Envelope;
+use Nexus\Actor\Event\DeadLetter;
+use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Actor\Exception\MailboxFullException;
+use Nexus\Actor\Mailbox\EnqueueResult;
+use Nexus\Actor\Mailbox\Mailbox;
+use Nexus\Actor\Mailbox\OverflowPolicy;
+use Nexus\Actor\Props;
+use Nexus\TestKit\TestKit;
+use Nexus\TestKit\TestProbe;
+use PHPUnit\Framework\TestCase;
+
+final class MailboxTest extends TestCase
+{
+    public function testEnqueueReportsWhatHappened(): void
+    {
+        $newest = new Mailbox(2, OverflowPolicy::DropNewest);
+        self::assertSame(EnqueueResult::Accepted, $newest->enqueue(new Envelope(1)));
+        self::assertSame(EnqueueResult::Accepted, $newest->enqueue(new Envelope(2)));
+        self::assertSame(EnqueueResult::DroppedNewest, $newest->enqueue(new Envelope(3)));
+        self::assertSame([1, 2], array_map(static fn(Envelope $e): mixed => $e->message, $newest->drain()));
+
+        $oldest = new Mailbox(2, OverflowPolicy::DropOldest);
+        $oldest->enqueue(new Envelope(1));
+        $oldest->enqueue(new Envelope(2));
+        self::assertSame(EnqueueResult::AcceptedDroppingOldest, $oldest->enqueue(new Envelope(3)));
+        self::assertSame(1, $oldest->takeDisplaced()?->message);
+        self::assertSame([2, 3], array_map(static fn(Envelope $e): mixed => $e->message, $oldest->drain()));
+
+        foreach ([OverflowPolicy::Reject, OverflowPolicy::Backpressure] as $policy) {
+            $full = new Mailbox(1, $policy);
+            $full->enqueue(new Envelope(1));
+            self::assertSame(EnqueueResult::Full, $full->enqueue(new Envelope(2)));
+            self::assertSame(1, $full->count());
+        }
+    }
+
+    public function testUnboundedMailboxIsFifoAcrossManyMessages(): void
+    {
+        $mailbox = new Mailbox();
+        for ($i = 0; $i < 1000; ++$i) {
+            $mailbox->enqueue(new Envelope($i));
+        }
+        $seen = [];
+        while (($envelope = $mailbox->dequeue()) !== null) {
+            $seen[] = $envelope->message;
+            if (\count($seen) === 500) {
+                $mailbox->enqueue(new Envelope('late'));
+            }
+        }
+        self::assertSame([...range(0, 999), 'late'], $seen);
+        self::assertTrue($mailbox->isEmpty());
+    }
+
+    public function testDropNewestSendsTheOverflowToDeadLetters(): void
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        $kit->system->eventStream->subscribe($probe->ref, DeadLetter::class);
+        $ref = $kit->spawn($this->recorder($probe)->withMailbox(2, OverflowPolicy::DropNewest));
+        $kit->runUntilIdle();
+        foreach ([1, 2, 3] as $n) {
+            $ref->tell($n);
+        }
+
+        $letter = $probe->expectMessageClass(DeadLetter::class);
+        self::assertSame(3, $letter->message);
+        self::assertSame(DeadLetterReason::MailboxFull, $letter->reason);
+        self::assertSame([['got', 1], ['got', 2]], $probe->receiveMessages(2));
+    }
+
+    public function testDropOldestSendsTheDisplacedMessageToDeadLetters(): void
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        $kit->system->eventStream->subscribe($probe->ref, DeadLetter::class);
+        $ref = $kit->spawn($this->recorder($probe)->withMailbox(2, OverflowPolicy::DropOldest));
+        $kit->runUntilIdle();
+        foreach ([1, 2, 3] as $n) {
+            $ref->tell($n);
+        }
+
+        $letter = $probe->expectMessageClass(DeadLetter::class);
+        self::assertSame(1, $letter->message);
+        self::assertSame([['got', 2], ['got', 3]], $probe->receiveMessages(2));
+    }
+
+    public function testRejectThrowsToTheSenderAndLosesNothing(): void
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        $ref = $kit->spawn($this->recorder($probe)->withMailbox(1, OverflowPolicy::Reject));
+        $kit->runUntilIdle();
+        $ref->tell(1);
+        try {
+            $ref->tell(2);
+            self::fail('A full mailbox with the Reject policy must throw.');
+        } catch (MailboxFullException $e) {
+            self::assertStringContainsString('is full (1 messages)', $e->getMessage());
+        }
+
+        self::assertSame(['got', 1], $probe->receiveMessage());
+        self::assertSame(0, $kit->system->deadLetters->count());
+    }
+
+    public function testBackpressureMakesASenderInAFiberWait(): void
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        $slow = $kit->spawn($this->recorder($probe)->withMailbox(2, OverflowPolicy::Backpressure));
+        $producer = $kit->spawn(Behavior::receive(static function (mixed $message) use ($slow, $probe): void {
+            for ($i = 1; $i <= 6; ++$i) {
+                $slow->tell($i);
+            }
+            $probe->ref->tell('producer done');
+        }));
+        $producer->tell('go');
+
+        $received = $probe->receiveMessages(7);
+        // With room for two, the producer can only finish after the consumer took message 4.
+        self::assertGreaterThan(array_search(['got', 4], $received, true), array_search('producer done', $received, true));
+        self::assertSame(
+            [['got', 1], ['got', 2], ['got', 3], ['got', 4], ['got', 5], ['got', 6]],
+            array_values(array_filter($received, \is_array(...))),
+        );
+        self::assertSame(0, $kit->system->deadLetters->count());
+    }
+
+    public function testBackpressureOutsideAFiberRejects(): void
+    {
+        $kit = new TestKit();
+        $ref = $kit->spawn(Props::fromBehavior(Behavior::ignore())->withMailbox(1, OverflowPolicy::Backpressure));
+        $kit->runUntilIdle();
+        $ref->tell(1);
+
+        $this->expectException(MailboxFullException::class);
+        $ref->tell(2);
+    }
+
+    public function testSystemMessagesOvertakeUserMessages(): void
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        $ref = $kit->spawn($this->recorder($probe));
+        $probe->watch($ref);
+        $kit->runUntilIdle();
+        for ($i = 0; $i < 100; ++$i) {
+            $ref->tell($i);
+        }
+        $kit->system->stop($ref);
+
+        $probe->expectTerminated($ref);
+        self::assertSame(100, $kit->system->deadLetters->countFor(DeadLetterReason::RecipientTerminated));
+    }
+
+    private function recorder(TestProbe $probe): Props
+    {
+        return Props::fromBehavior(Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($probe): void {
+            $probe->ref->tell(['got', $message]);
+        }));
+    }
+}
