@@ -57,14 +57,6 @@ final class Application
     }
 
     /**
-     * @return array<string, Command> by name, in registration order
-     */
-    public function commands(): array
-    {
-        return $this->commands;
-    }
-
-    /**
      * Runs the command line (without the program name) and returns the process exit code.
      *
      * @param list<string> $args
@@ -90,7 +82,7 @@ final class Application
         }
         $command = $this->commands[$name] ?? null;
         if ($command === null) {
-            fwrite($stderr, $this->unknownCommand($name) . "\n" . $this->usage());
+            fwrite($stderr, $this->unknownCommand($name) . "\n\n" . $this->usage());
 
             return Command::USAGE;
         }
@@ -186,7 +178,7 @@ final class Application
         }
         $command = $this->commands[$topic] ?? null;
         if ($command === null) {
-            fwrite($stderr, $this->unknownCommand($topic) . "\n" . $this->usage());
+            fwrite($stderr, $this->unknownCommand($topic) . "\n\n" . $this->usage());
 
             return Command::USAGE;
         }

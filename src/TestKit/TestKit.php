@@ -36,9 +36,10 @@ final class TestKit
     public function __construct(?SupervisorStrategy $defaultStrategy = null, int $throughput = 64)
     {
         $this->clock = new VirtualClock(1000.0);
-        $this->loop = new Loop($this->clock);
+        $this->loop = new Loop($this->clock, schedulerBudget: 1);
         $this->logger = new MemoryLogger();
         $this->system = new ActorSystem('test', $this->logger, $this->loop, $defaultStrategy, $throughput);
+        $this->loop->runUntilIdle(); // the guardians start, so that the test's first step is its own
     }
 
     public function spawn(Props|Behavior $props, ?string $name = null): ActorRef
@@ -52,8 +53,8 @@ final class TestKit
     }
 
     /**
-     * One loop turn without moving time: deferred callbacks, one scheduler budget of actors, due
-     * timers.
+     * One loop turn without moving time: due timers, deferred callbacks, and one actor's turn (up
+     * to `throughput` of its messages).
      */
     public function step(): void
     {

@@ -306,7 +306,12 @@ final class ActorCell implements ActorContext, Runnable
                 break;
             case SystemMessageKind::Watch:
                 \assert($cell !== null);
-                $this->watchers[spl_object_id($cell)] = $cell;
+                if ($this->status === self::TERMINATED) {
+                    // Stopped earlier in this same batch of system messages.
+                    $cell->sendSystem(new SystemMessage(SystemMessageKind::DeathNotice, $this));
+                } else {
+                    $this->watchers[spl_object_id($cell)] = $cell;
+                }
                 break;
             case SystemMessageKind::Unwatch:
                 \assert($cell !== null);
@@ -851,7 +856,13 @@ final class ActorCell implements ActorContext, Runnable
         if ($this->current === null) {
             throw new \LogicException('forward() needs a message being handled.');
         }
-        $to->tell($this->current->message, $this->current->sender);
+        $sender = $this->current->sender;
+        if ($to instanceof LocalActorRef) {
+            // Straight to the cell: tell() would make this actor the sender of a message without one.
+            $to->cell->deliver($this->current->message, $sender);
+        } else {
+            $to->tell($this->current->message, $sender);
+        }
     }
 
     public function spawn(Props|Behavior $props, ?string $name = null): ActorRef

@@ -181,6 +181,22 @@ final class BehaviorTest extends TestCase
         $probe->expectMessage(102);
     }
 
+    public function testForwardKeepsTheOriginalSenderEvenWhenThereIsNone(): void
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        $forwarder = $kit->spawn(Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($probe): void {
+            $ctx->forward($probe->ref);
+        }));
+        $forwarder->tell('anonymous');
+        $forwarder->tell('signed', $probe->ref);
+
+        $probe->expectMessage('anonymous');
+        self::assertNull($probe->lastSender());
+        $probe->expectMessage('signed');
+        self::assertSame($probe->ref, $probe->lastSender());
+    }
+
     public function testStoppedBehaviorStopsTheActor(): void
     {
         $kit = new TestKit();

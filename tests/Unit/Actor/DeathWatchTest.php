@@ -43,6 +43,17 @@ final class DeathWatchTest extends TestCase
         $probe->expectNoMessage();
     }
 
+    public function testAWatchArrivingInTheSameTurnAsTheStopStillGetsTerminated(): void
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        $target = $kit->spawn(Behavior::ignore(), 'target');
+        $probe->watch($target);
+        $kit->system->stop($target);
+
+        $probe->expectTerminated($target);
+    }
+
     public function testUnwatchMeansNoTerminated(): void
     {
         $kit = new TestKit();
