@@ -14,7 +14,5 @@ use Nexus\Actor\Message\AutoReceived;
  */
 final class DeathNotice implements AutoReceived
 {
-    public function __construct(public readonly ActorCell $dead)
-    {
-    }
+    public function __construct(public readonly ActorCell $dead) {}
 }

@@ -40,6 +40,8 @@ final class IdleSystemTest extends TestCase
     private static function cpuSeconds(): float
     {
         $usage = getrusage();
+        \assert(\is_array($usage) && \is_int($usage['ru_utime.tv_sec']) && \is_int($usage['ru_utime.tv_usec'])
+            && \is_int($usage['ru_stime.tv_sec']) && \is_int($usage['ru_stime.tv_usec']));
 
         return $usage['ru_utime.tv_sec'] + $usage['ru_utime.tv_usec'] / 1e6 + $usage['ru_stime.tv_sec'] + $usage['ru_stime.tv_usec'] / 1e6;
     }

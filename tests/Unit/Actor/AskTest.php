@@ -39,16 +39,17 @@ final class AskTest extends TestCase
                 $replyTo = $ctx->sender();
                 \assert($replyTo !== null);
                 $ctx->timers()->startSingleTimer('r', ['deliver', $replyTo], 1.0);
-            } elseif (\is_array($message)) {
+            } elseif (\is_array($message) && $message[1] instanceof \Nexus\Actor\ActorRef) {
                 $message[1]->tell('late but fine');
             }
         }));
         $asker = $kit->spawn(Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($delayed, $probe): void {
             $probe->ref->tell('asking');
             $answer = $delayed->ask('question', 5.0)->await();
+            \assert(\is_string($answer));
             $probe->ref->tell("answer: {$answer}");
         }));
-        $other = $kit->spawn(Behavior::receive(static function (mixed $message) use ($probe): void {
+        $other = $kit->spawn(Behavior::receive(static function (string $message) use ($probe): void {
             $probe->ref->tell("other: {$message}");
         }));
 
@@ -73,7 +74,7 @@ final class AskTest extends TestCase
                 $message->tell('a');
             }
         }));
-        $asker = $kit->spawn(Behavior::receive(static function (mixed $message) use ($oracle, $probe): void {
+        $asker = $kit->spawn(Behavior::receive(static function (int $message) use ($oracle, $probe): void {
             $probe->ref->tell("begin {$message}");
             $oracle->ask('q')->await();
             $probe->ref->tell("end {$message}");

@@ -18,7 +18,7 @@ final class BehaviorTest extends TestCase
     {
         $kit = new TestKit();
         $probe = $kit->probe();
-        $echo = $kit->spawn(Behavior::receive(static function (mixed $message, ActorContext $ctx): void {
+        $echo = $kit->spawn(Behavior::receive(static function (string $message, ActorContext $ctx): void {
             $ctx->reply("echo: {$message}");
         }));
 
@@ -34,7 +34,7 @@ final class BehaviorTest extends TestCase
     {
         $kit = new TestKit();
         $probe = $kit->probe();
-        $counter = $kit->spawn(Behavior::withState(0, static function (int $count, mixed $message, ActorContext $ctx): int {
+        $counter = $kit->spawn(Behavior::withState(0, static function (int $count, int|string $message, ActorContext $ctx): int {
             if ($message === 'get') {
                 $ctx->reply($count);
 
@@ -77,7 +77,7 @@ final class BehaviorTest extends TestCase
             ++$setups;
             $probe->ref->tell('setup ' . $ctx->path());
 
-            return Behavior::receive(static function (mixed $message) use ($probe): void {
+            return Behavior::receive(static function (string $message) use ($probe): void {
                 $probe->ref->tell("got {$message}");
             });
         }), 'configured');
@@ -116,12 +116,12 @@ final class BehaviorTest extends TestCase
         $kit = new TestKit();
         $probe = $kit->probe();
         $happy = null;
-        $angry = Behavior::receive(static function (mixed $message, ActorContext $ctx) use (&$happy): ?Behavior {
+        $angry = Behavior::receive(static function (string $message, ActorContext $ctx) use (&$happy): ?Behavior {
             $ctx->reply("grr {$message}");
 
             return $message === 'calm' ? $happy : null;
         });
-        $happy = Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($angry): ?Behavior {
+        $happy = Behavior::receive(static function (string $message, ActorContext $ctx) use ($angry): ?Behavior {
             $ctx->reply("hi {$message}");
 
             return $message === 'poke' ? $angry : null;
@@ -138,13 +138,13 @@ final class BehaviorTest extends TestCase
     {
         $kit = new TestKit();
         $probe = $kit->probe();
-        $override = Behavior::receive(static function (mixed $message, ActorContext $ctx): void {
+        $override = Behavior::receive(static function (string $message, ActorContext $ctx): void {
             $ctx->reply("override {$message}");
             if ($message === 'pop') {
                 $ctx->unbecome();
             }
         });
-        $ref = $kit->spawn(Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($override): void {
+        $ref = $kit->spawn(Behavior::receive(static function (string $message, ActorContext $ctx) use ($override): void {
             $ctx->reply("base {$message}");
             if ($message === 'push') {
                 $ctx->become($override, false);
@@ -243,9 +243,7 @@ final class BehaviorTest extends TestCase
 
 final class RecordingActor extends Actor
 {
-    public function __construct(private readonly \Nexus\Actor\ActorRef $probe)
-    {
-    }
+    public function __construct(private readonly \Nexus\Actor\ActorRef $probe) {}
 
     public function receive(mixed $message, ActorContext $ctx): ?Behavior
     {

@@ -169,9 +169,9 @@ final class DeathWatchTest extends TestCase
     private function watcher(TestKit $kit, TestProbe $probe): ActorRef
     {
         return $kit->spawn(Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($probe): void {
-            if (\is_array($message) && $message[0] === 'watch') {
+            if (\is_array($message) && $message[0] === 'watch' && $message[1] instanceof ActorRef) {
                 $ctx->watch($message[1]);
-            } elseif (\is_array($message) && $message[0] === 'unwatch') {
+            } elseif (\is_array($message) && $message[0] === 'unwatch' && $message[1] instanceof ActorRef) {
                 $ctx->unwatch($message[1]);
             } elseif ($message instanceof Terminated) {
                 $probe->ref->tell(['terminated', $message->ref]);

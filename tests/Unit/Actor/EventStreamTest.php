@@ -12,22 +12,16 @@ use Nexus\Actor\Event\ActorStopped;
 use Nexus\TestKit\TestKit;
 use PHPUnit\Framework\TestCase;
 
-interface ShopEvent
-{
-}
+interface ShopEvent {}
 
 final class OrderPlaced implements ShopEvent
 {
-    public function __construct(public readonly int $id)
-    {
-    }
+    public function __construct(public readonly int $id) {}
 }
 
 final class OrderShipped implements ShopEvent
 {
-    public function __construct(public readonly int $id)
-    {
-    }
+    public function __construct(public readonly int $id) {}
 }
 
 final class EventStreamTest extends TestCase

@@ -27,7 +27,11 @@ final class HierarchyTest extends TestCase
             return Behavior::ignore();
         }), 'boss');
 
-        [$named, $anonymous, $children] = $probe->receiveMessage();
+        $report = $probe->receiveMessage();
+        self::assertIsArray($report);
+        [$named, $anonymous, $children] = $report;
+        self::assertIsString($anonymous);
+        self::assertIsArray($children);
         self::assertSame('/user/boss', $parent->path());
         self::assertSame('/user/boss/worker', $named);
         self::assertMatchesRegularExpression('#^/user/boss/\$\w+$#', $anonymous);

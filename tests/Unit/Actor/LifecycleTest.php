@@ -143,7 +143,7 @@ final class LifecycleTest extends TestCase
     private function signalReporter(TestProbe $probe, string $failOn): \Nexus\Actor\Props
     {
         return \Nexus\Actor\Props::fromBehavior(
-            Behavior::receive(static function (mixed $message) use ($probe, $failOn): void {
+            Behavior::receive(static function (string $message) use ($probe, $failOn): void {
                 if ($message === $failOn) {
                     throw new \RuntimeException($failOn);
                 }

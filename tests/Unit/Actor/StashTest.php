@@ -42,7 +42,7 @@ final class StashTest extends TestCase
     {
         $kit = new TestKit();
         $probe = $kit->probe();
-        $ref = $kit->spawn(Props::fromBehavior(Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($probe): void {
+        $ref = $kit->spawn(Props::fromBehavior(Behavior::receive(static function (int $message, ActorContext $ctx) use ($probe): void {
             try {
                 $ctx->stash();
                 $probe->ref->tell("stashed {$message} ({$ctx->stashSize()})");
@@ -56,7 +56,9 @@ final class StashTest extends TestCase
 
         $probe->expectMessage('stashed 1 (1)');
         $probe->expectMessage('stashed 2 (2)');
-        self::assertStringContainsString('The stash of /user/', (string) $probe->receiveMessage());
+        $overflow = $probe->receiveMessage();
+        self::assertIsString($overflow);
+        self::assertStringContainsString('The stash of /user/', $overflow);
     }
 
     public function testStashedMessagesOfAStoppedActorBecomeDeadLetters(): void

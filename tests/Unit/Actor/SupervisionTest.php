@@ -286,7 +286,7 @@ final class SupervisionTest extends TestCase
         $probe = $kit->probe();
         $ref = $kit->spawn(Behavior::receive(static function (mixed $message, ActorContext $ctx): void {
             if ($message === 'type error') {
-                strlen([]); // @phpstan-ignore argument.type
+                $ctx->reply(strlen([])); // @phpstan-ignore argument.type
             }
             $ctx->reply('ok');
         }));

@@ -35,6 +35,7 @@ final class TestKitTest extends TestCase
     public function testAdvanceFiresTimersInOrderAtTheirOwnInstants(): void
     {
         $kit = new TestKit();
+        /** @var \ArrayObject<int, array{float, float}> $fired */
         $fired = new \ArrayObject();
         foreach ([3.0, 1.0, 2.0] as $delay) {
             $kit->loop->delay($delay, static function () use ($fired, $kit, $delay): void {
@@ -81,7 +82,7 @@ final class TestKitTest extends TestCase
     {
         $system = new ActorSystem('real', new MemoryLogger());
         $probe = new TestProbe($system);
-        $echo = $system->spawn(Behavior::receive(static function (mixed $message, ActorContext $ctx): void {
+        $echo = $system->spawn(Behavior::receive(static function (string $message, ActorContext $ctx): void {
             $ctx->timers()->startSingleTimer('later', "later {$message}", 0.05);
             $ctx->reply("now {$message}");
         }));
@@ -97,7 +98,7 @@ final class TestKitTest extends TestCase
     {
         $kit = new TestKit();
         $probe = $kit->probe();
-        $asker = $kit->spawn(Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($probe): void {
+        $asker = $kit->spawn(Behavior::receive(static function (string $message, ActorContext $ctx) use ($probe): void {
             if ($message === 'go') {
                 $probe->ref->tell('question');
             } else {
