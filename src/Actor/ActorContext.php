@@ -48,9 +48,10 @@ interface ActorContext
     public function reply(mixed $message): void;
 
     /**
-     * Passes the message being handled on to $to, keeping its original sender.
+     * Passes the message being handled (or, when given, $message instead) on to $to with the
+     * original sender, also when there was none.
      */
-    public function forward(ActorRef $to): void;
+    public function forward(ActorRef $to, mixed $message = null): void;
 
     /**
      * Starts a child. A null name makes an anonymous one ($a, $b, ...). Throws

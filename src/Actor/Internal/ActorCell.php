@@ -851,17 +851,20 @@ final class ActorCell implements ActorContext, Runnable
         $sender->tell($message, $this->ref);
     }
 
-    public function forward(ActorRef $to): void
+    public function forward(ActorRef $to, mixed $message = null): void
     {
         if ($this->current === null) {
             throw new \LogicException('forward() needs a message being handled.');
         }
+        if (\func_num_args() === 1) {
+            $message = $this->current->message;
+        }
         $sender = $this->current->sender;
         if ($to instanceof LocalActorRef) {
             // Straight to the cell: tell() would make this actor the sender of a message without one.
-            $to->cell->deliver($this->current->message, $sender);
+            $to->cell->deliver($message, $sender);
         } else {
-            $to->tell($this->current->message, $sender);
+            $to->tell($message, $sender);
         }
     }
 

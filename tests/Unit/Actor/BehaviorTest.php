@@ -195,6 +195,13 @@ final class BehaviorTest extends TestCase
         self::assertNull($probe->lastSender());
         $probe->expectMessage('signed');
         self::assertSame($probe->ref, $probe->lastSender());
+
+        $rewriter = $kit->spawn(Behavior::receive(static function (string $message, ActorContext $ctx) use ($probe): void {
+            $ctx->forward($probe->ref, strtoupper($message));
+        }));
+        $rewriter->tell('quiet');
+        $probe->expectMessage('QUIET');
+        self::assertNull($probe->lastSender());
     }
 
     public function testStoppedBehaviorStopsTheActor(): void

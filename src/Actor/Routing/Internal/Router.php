@@ -67,9 +67,8 @@ final class Router
                 return null;
             }
         }
-        $sender = $ctx->sender();
         foreach ($targets as $routee) {
-            $routee->tell($message, $sender);
+            $ctx->forward($routee, $message);
         }
 
         return null;
