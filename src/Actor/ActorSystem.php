@@ -17,6 +17,7 @@ use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Exception\DeadlockException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Runtime\Scheduler;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -32,6 +33,7 @@ use Psr\Log\LoggerInterface;
 final class ActorSystem
 {
     public readonly Loop $loop;
+    public readonly Scheduler $scheduler;
     public readonly LoggerInterface $logger;
     public readonly EventStream $eventStream;
     public readonly DeadLetters $deadLetters;
@@ -61,6 +63,7 @@ final class ActorSystem
             throw new \InvalidArgumentException("Throughput must be at least 1 message per turn, got {$throughput}.");
         }
         $this->loop = $loop ?? new Loop();
+        $this->scheduler = $this->loop->scheduler();
         $this->logger = $logger ?? new StderrLogger();
         $this->eventStream = new EventStream();
         $this->deadLetters = new DeadLetters($this->eventStream, $this->logger, $this->loop);

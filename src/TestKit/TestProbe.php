@@ -8,7 +8,6 @@ use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
-use Nexus\Actor\Envelope;
 use Nexus\Actor\Message\Terminated;
 use Nexus\Runtime\Loop;
 use PHPUnit\Framework\Assert;
@@ -22,7 +21,7 @@ final class TestProbe
 {
     public readonly ActorRef $ref;
     private readonly Loop $loop;
-    /** @var list<Envelope> */
+    /** @var list<array{mixed, ActorRef|null}> message and sender */
     private array $queue = [];
     private ?ActorRef $lastSender = null;
 
@@ -35,7 +34,7 @@ final class TestProbe
 
                 return;
             }
-            $this->queue[] = new Envelope($message, $ctx->sender());
+            $this->queue[] = [$message, $ctx->sender()];
         }), $name);
     }
 
@@ -84,7 +83,7 @@ final class TestProbe
     public function expectNoMessage(float $duration = 0.1): void
     {
         if ($this->waitForMessage($duration)) {
-            self::fail('Expected no message but received ' . self::describe($this->queue[0]->message) . '.');
+            self::fail('Expected no message but received ' . self::describe($this->queue[0][0]) . '.');
         }
         self::pass();
     }
@@ -97,11 +96,11 @@ final class TestProbe
         if (!$this->waitForMessage($timeout)) {
             self::fail(sprintf('No message arrived at %s within %.3f s.', $this->ref->path(), $timeout));
         }
-        $envelope = array_shift($this->queue);
-        \assert($envelope !== null);
-        $this->lastSender = $envelope->sender;
+        $entry = array_shift($this->queue);
+        \assert($entry !== null);
+        [$message, $this->lastSender] = $entry;
 
-        return $envelope->message;
+        return $message;
     }
 
     /**

@@ -10,7 +10,6 @@ use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\BehaviorKind;
-use Nexus\Actor\Envelope;
 use Nexus\Actor\Event\ActorRestarted;
 use Nexus\Actor\Event\ActorStarted;
 use Nexus\Actor\Event\ActorStopped;
@@ -46,14 +45,13 @@ use Nexus\Log\ContextLogger;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Loop;
 use Nexus\Runtime\Runnable;
-use Nexus\Runtime\Scheduler;
 use Psr\Log\LoggerInterface;
 
 /**
  * One actor: its mailbox, current behavior, children, watchers, timers and lifecycle. It is the
  * ActorContext handed to handlers and the Runnable the scheduler runs.
  *
- * Life of a message: tell() -> deliver() appends an Envelope to the mailbox and, if the actor was
+ * Life of a message: tell() -> deliver() appends message and sender to the mailbox and, if the actor was
  * idle, puts it on the run queue once; run() then handles up to `throughput` messages, system
  * messages (stop, supervision, watch) first, and puts itself back on the queue if more remain.
  *
@@ -73,7 +71,6 @@ final class ActorCell implements ActorContext, Runnable
 
     public readonly LocalActorRef $ref;
     public readonly string $path;
-    public readonly Scheduler $scheduler;
     public readonly Mailbox $mailbox;
     public int $status = self::NEW;
     private bool $scheduled = false;
@@ -81,41 +78,35 @@ final class ActorCell implements ActorContext, Runnable
     private array $systemMessages = [];
 
     private ?\Closure $handler = null;
-    private bool $stateful = false;
-    private mixed $state = null;
+    /** The state of a withState() behavior; Stateless::Instance for the others. */
+    private mixed $state = Stateless::Instance;
     private ?\Closure $onSignal = null;
-    /** @var list<array{?\Closure, bool, mixed, ?\Closure}>|null */
-    private ?array $behaviorStack = null;
-    private ?Envelope $current = null;
+    /** The message being handled, or NoMessage::Instance between messages. */
+    private mixed $currentMessage = NoMessage::Instance;
+    private ?ActorRef $currentSender = null;
 
     /** @var array<string, ActorCell> */
     public array $children = [];
-    /** @var array<int, ActorCell>|null */
-    private ?array $watchers = null;
-    /** @var array<int, array{ActorCell, mixed, bool}>|null watched cell, custom message, Terminated queued */
-    private ?array $watching = null;
-    private ?TimerScheduler $timers = null;
-    /** @var list<Envelope>|null */
-    private ?array $stash = null;
-    /** @var array{float, mixed, int}|null seconds, message, loop timer id */
-    private ?array $receiveTimeout = null;
-    private float $lastActivity = 0.0;
-    /** @var list<Deferred<null>>|null senders waiting for room in a full mailbox */
-    private ?array $roomWaiters = null;
-    /** @var list<float>|null when this actor was restarted recently (kept by its supervisor) */
-    public ?array $restarts = null;
-    private ?\Throwable $restartReason = null;
+    /** Watches, timers, stash, receive timeout, restart records: created on first use. */
+    public ?CellExtras $extras = null;
 
     public function __construct(
         public readonly ActorSystem $system,
         public readonly ?ActorCell $parent,
-        public readonly string $name,
+        string $name,
         public readonly Props $props,
     ) {
         $this->path = $parent === null ? '/' : ($parent->parent === null ? '/' . $name : $parent->path . '/' . $name);
         $this->ref = new LocalActorRef($this);
-        $this->scheduler = $system->loop->scheduler();
         $this->mailbox = $props->createMailbox();
+    }
+
+    /**
+     * The last segment of the path: derived, so that an actor carries one string, not two.
+     */
+    public function name(): string
+    {
+        return substr($this->path, strrpos($this->path, '/') + 1);
     }
 
     // ---- delivery (called by refs, timers, other actors) -------------------------------------
@@ -127,13 +118,13 @@ final class ActorCell implements ActorContext, Runnable
 
             return;
         }
-        $result = $this->mailbox->enqueue(new Envelope($message, $sender));
+        $result = $this->mailbox->enqueue($message, $sender);
         if ($result !== EnqueueResult::Accepted && !$this->overflow($result, $message, $sender)) {
             return;
         }
         if (!$this->scheduled) {
             $this->scheduled = true;
-            $this->scheduler->schedule($this);
+            $this->system->scheduler->schedule($this);
         }
     }
 
@@ -149,7 +140,7 @@ final class ActorCell implements ActorContext, Runnable
         $this->systemMessages[] = $message;
         if (!$this->scheduled) {
             $this->scheduled = true;
-            $this->scheduler->schedule($this);
+            $this->system->scheduler->schedule($this);
         }
     }
 
@@ -165,7 +156,7 @@ final class ActorCell implements ActorContext, Runnable
 
     public function run(): void
     {
-        $this->scheduler->current = $this;
+        $this->system->scheduler->current = $this;
         if ($this->systemMessages !== []) {
             $this->processSystemMessages();
         }
@@ -174,37 +165,38 @@ final class ActorCell implements ActorContext, Runnable
         }
         $mailbox = $this->mailbox;
         $budget = $this->system->throughput;
-        while ($this->status === self::RUNNING && $budget-- > 0 && ($envelope = $mailbox->dequeue()) !== null) {
-            $this->invoke($envelope);
+        while ($this->status === self::RUNNING && $budget-- > 0 && $mailbox->dequeue()) {
+            $this->invoke($mailbox->message, $mailbox->sender);
             if ($this->systemMessages !== []) {
                 $this->processSystemMessages();
             }
         }
-        $this->current = null;
-        if ($this->roomWaiters !== null) {
+        $this->currentMessage = NoMessage::Instance;
+        $this->currentSender = null;
+        if ($this->extras !== null && $this->extras->roomWaiters !== []) {
             $this->releaseRoomWaiters();
         }
         if ($this->systemMessages !== [] || ($this->status === self::RUNNING && !$mailbox->isEmpty())) {
-            $this->scheduler->schedule($this);
+            $this->system->scheduler->schedule($this);
         } else {
             $this->scheduled = false;
         }
     }
 
-    private function invoke(Envelope $envelope): void
+    private function invoke(mixed $message, ?ActorRef $sender): void
     {
-        $message = $envelope->message;
         if ($message instanceof AutoReceived) {
-            $this->autoReceive($envelope);
+            $this->autoReceive($message, $sender);
 
             return;
         }
-        $this->current = $envelope;
-        if ($this->receiveTimeout !== null) {
-            $this->lastActivity = $this->system->loop->now();
+        $this->currentMessage = $message;
+        $this->currentSender = $sender;
+        if ($this->extras?->receiveTimeout !== null) {
+            $this->extras->lastActivity = $this->system->loop->now();
         }
         try {
-            if ($this->stateful) {
+            if ($this->state !== Stateless::Instance) {
                 \assert($this->handler !== null);
                 $next = ($this->handler)($this->state, $message, $this);
                 if (!$next instanceof Behavior) {
@@ -224,19 +216,19 @@ final class ActorCell implements ActorContext, Runnable
         }
     }
 
-    private function autoReceive(Envelope $envelope): void
+    private function autoReceive(AutoReceived $message, ?ActorRef $sender): void
     {
-        $message = $envelope->message;
         if ($message instanceof TimerFired) {
-            if ($this->timers !== null && $this->timers->accept($message)) {
-                $this->invoke(new Envelope($message->message, null));
+            if ($this->extras?->timers?->accept($message) === true) {
+                $this->invoke($message->message, null);
             }
         } elseif ($message instanceof DeathNotice) {
-            $this->deliverTerminated($envelope, $message);
+            $this->deliverTerminated($message, $sender);
         } elseif ($message instanceof PoisonPill) {
             $this->stopSelf();
         } elseif ($message instanceof Kill) {
-            $this->current = $envelope;
+            $this->currentMessage = $message;
+            $this->currentSender = $sender;
             $this->fail(new ActorKilledException("{$this->path} was killed by a Kill message."));
         }
     }
@@ -255,7 +247,7 @@ final class ActorCell implements ActorContext, Runnable
     {
         $events = $this->system->eventStream;
         if ($events->hasSubscribers(UnhandledMessage::class)) {
-            $events->publish(new UnhandledMessage($message, $this->current?->sender, $this->ref));
+            $events->publish(new UnhandledMessage($message, $this->currentSender, $this->ref));
         }
         $this->system->logger->debug('{actor} did not handle {message}.', [
             'actor' => $this->path,
@@ -310,12 +302,14 @@ final class ActorCell implements ActorContext, Runnable
                     // Stopped earlier in this same batch of system messages.
                     $cell->sendSystem(new SystemMessage(SystemMessageKind::DeathNotice, $this));
                 } else {
-                    $this->watchers[spl_object_id($cell)] = $cell;
+                    $this->extras()->watchers[spl_object_id($cell)] = $cell;
                 }
                 break;
             case SystemMessageKind::Unwatch:
                 \assert($cell !== null);
-                unset($this->watchers[spl_object_id($cell)]);
+                if ($this->extras !== null) {
+                    unset($this->extras->watchers[spl_object_id($cell)]);
+                }
                 break;
             case SystemMessageKind::DeathNotice:
                 \assert($cell !== null);
@@ -387,8 +381,7 @@ final class ActorCell implements ActorContext, Runnable
             case BehaviorKind::Receive:
             case BehaviorKind::Stateful:
                 $this->handler = $behavior->handler;
-                $this->stateful = $behavior->kind === BehaviorKind::Stateful;
-                $this->state = $behavior->state;
+                $this->state = $behavior->kind === BehaviorKind::Stateful ? $behavior->state : Stateless::Instance;
                 $this->onSignal = $behavior->onSignal;
                 break;
             case BehaviorKind::Stopped:
@@ -402,8 +395,7 @@ final class ActorCell implements ActorContext, Runnable
     private function installActor(Actor $actor): void
     {
         $this->handler = $actor->receive(...);
-        $this->stateful = false;
-        $this->state = null;
+        $this->state = Stateless::Instance;
         $this->onSignal = static function (Signal $signal, ActorContext $ctx) use ($actor): void {
             match (true) {
                 $signal instanceof PreStart => $actor->preStart($ctx),
@@ -428,7 +420,8 @@ final class ActorCell implements ActorContext, Runnable
 
     private function fail(\Throwable $error): void
     {
-        $this->system->reportFailure($this->ref, $error, $this->current?->message);
+        $message = $this->currentMessage instanceof NoMessage ? null : $this->currentMessage;
+        $this->system->reportFailure($this->ref, $error, $message);
         if ($this->parent === null || $this->status >= self::STOPPING) {
             return;
         }
@@ -449,12 +442,9 @@ final class ActorCell implements ActorContext, Runnable
             }
         }
         $this->clearTimers();
-        if ($this->stash !== null) {
-            $this->mailbox->prepend($this->stash);
-            $this->stash = null;
-        }
+        $this->unstashAll();
         $this->status = self::RESTARTING;
-        $this->restartReason = $reason;
+        $this->extras()->restartReason = $reason;
         if ($this->children !== []) {
             foreach ($this->children as $child) {
                 $child->sendSystem(new SystemMessage(SystemMessageKind::Stop));
@@ -467,9 +457,12 @@ final class ActorCell implements ActorContext, Runnable
 
     private function finishRestart(): void
     {
-        $reason = $this->restartReason ?? new \RuntimeException('Restart requested.');
-        $this->restartReason = null;
-        $this->handler = $this->onSignal = $this->state = $this->behaviorStack = null;
+        $extras = $this->extras();
+        $reason = $extras->restartReason ?? new \RuntimeException('Restart requested.');
+        $extras->restartReason = null;
+        $extras->behaviorStack = [];
+        $this->handler = $this->onSignal = null;
+        $this->state = Stateless::Instance;
         $this->status = self::RUNNING;
         if (!$this->incarnate()) {
             return;
@@ -515,25 +508,27 @@ final class ActorCell implements ActorContext, Runnable
             }
         }
         $this->status = self::TERMINATED;
-        $this->handler = $this->onSignal = $this->state = $this->behaviorStack = null;
-        foreach ($this->mailbox->drain() as $envelope) {
-            $this->deadLetterEnvelope($envelope);
+        $this->handler = $this->onSignal = null;
+        $this->state = Stateless::Instance;
+        foreach ($this->mailbox->drain() as [$message, $sender]) {
+            $this->deadLetterQueued($message, $sender);
         }
-        foreach ($this->stash ?? [] as $envelope) {
-            $this->deadLetterEnvelope($envelope);
+        $extras = $this->extras;
+        if ($extras !== null) {
+            $this->extras = null;
+            foreach ($extras->stash as [$message, $sender]) {
+                $this->deadLetterQueued($message, $sender);
+            }
+            foreach ($extras->roomWaiters as $waiter) {
+                $waiter->tryResolve(null); // the sender retries, and its message becomes a dead letter
+            }
+            foreach ($extras->watchers as $watcher) {
+                $watcher->sendSystem(new SystemMessage(SystemMessageKind::DeathNotice, $this));
+            }
+            foreach ($extras->watching as [$target]) {
+                $target->sendSystem(new SystemMessage(SystemMessageKind::Unwatch, $this));
+            }
         }
-        $this->stash = null;
-        if ($this->roomWaiters !== null) {
-            $this->releaseRoomWaiters();
-        }
-        foreach ($this->watchers ?? [] as $watcher) {
-            $watcher->sendSystem(new SystemMessage(SystemMessageKind::DeathNotice, $this));
-        }
-        $this->watchers = null;
-        foreach ($this->watching ?? [] as [$target]) {
-            $target->sendSystem(new SystemMessage(SystemMessageKind::Unwatch, $this));
-        }
-        $this->watching = null;
         $system = $this->system;
         $system->eventStream->unsubscribe($this->ref);
         if ($system->eventStream->hasSubscribers(ActorStopped::class)) {
@@ -571,8 +566,8 @@ final class ActorCell implements ActorContext, Runnable
 
     private function childTerminated(ActorCell $child): void
     {
-        if (($this->children[$child->name] ?? null) === $child) {
-            unset($this->children[$child->name]);
+        if (($this->children[$child->name()] ?? null) === $child) {
+            unset($this->children[$child->name()]);
         }
         if ($this->parent === null) {
             $this->system->guardianTerminated($child);
@@ -590,7 +585,7 @@ final class ActorCell implements ActorContext, Runnable
 
     private function supervise(ActorCell $child, \Throwable $error): void
     {
-        if (($this->children[$child->name] ?? null) !== $child || $child->status >= self::STOPPING) {
+        if (($this->children[$child->name()] ?? null) !== $child || $child->status >= self::STOPPING) {
             return;
         }
         $strategy = $this->props->supervisor ?? $this->system->defaultStrategy;
@@ -622,13 +617,13 @@ final class ActorCell implements ActorContext, Runnable
     {
         $now = $this->system->loop->now();
         $recent = [];
-        foreach ($child->restarts ?? [] as $at) {
+        foreach ($child->extras()->restarts as $at) {
             if ($at > $now - $strategy->within) {
                 $recent[] = $at;
             }
         }
         $recent[] = $now;
-        $child->restarts = $recent;
+        $child->extras()->restarts = $recent;
         $targets = $this->affected($child, $strategy);
         if (\count($recent) > $strategy->maxRestarts) {
             foreach ($targets as $target) {
@@ -668,7 +663,7 @@ final class ActorCell implements ActorContext, Runnable
             SupervisionScope::AllForOne => array_values($this->children),
             SupervisionScope::RestForOne => array_values(\array_slice(
                 $this->children,
-                (int) array_search($child->name, array_keys($this->children), true),
+                (int) array_search($child->name(), array_keys($this->children), true),
             )),
         };
     }
@@ -678,22 +673,23 @@ final class ActorCell implements ActorContext, Runnable
     private function deathNotice(ActorCell $dead): void
     {
         $id = spl_object_id($dead);
-        if (!isset($this->watching[$id]) || $this->watching[$id][2] || $this->status >= self::STOPPING) {
+        $watching = $this->extras->watching ?? [];
+        if (!isset($watching[$id]) || $watching[$id][2] || $this->status >= self::STOPPING) {
             return; // not watched (any more), or already queued
         }
-        $this->watching[$id][2] = true;
-        $this->mailbox->append(new Envelope(new DeathNotice($dead), $dead->ref));
+        $this->extras()->watching[$id][2] = true;
+        $this->mailbox->append(new DeathNotice($dead), $dead->ref);
     }
 
-    private function deliverTerminated(Envelope $envelope, DeathNotice $notice): void
+    private function deliverTerminated(DeathNotice $notice, ?ActorRef $sender): void
     {
         $id = spl_object_id($notice->dead);
-        if (!isset($this->watching[$id])) {
+        if (!isset($this->extras->watching[$id])) {
             return; // unwatched after the notice was queued
         }
-        $message = $this->watching[$id][1] ?? new Terminated($notice->dead->ref);
-        unset($this->watching[$id]);
-        $this->invoke(new Envelope($message, $envelope->sender));
+        $message = $this->extras->watching[$id][1] ?? new Terminated($notice->dead->ref);
+        unset($this->extras->watching[$id]);
+        $this->invoke($message, $sender);
     }
 
     // ---- overflow of bounded mailboxes ----------------------------------------------------------
@@ -705,10 +701,7 @@ final class ActorCell implements ActorContext, Runnable
     {
         switch ($result) {
             case EnqueueResult::AcceptedDroppingOldest:
-                $displaced = $this->mailbox->takeDisplaced();
-                if ($displaced !== null) {
-                    $this->deadLetter($displaced->message, $displaced->sender, DeadLetterReason::MailboxFull);
-                }
+                $this->deadLetter($this->mailbox->message, $this->mailbox->sender, DeadLetterReason::MailboxFull);
 
                 return true;
             case EnqueueResult::DroppedNewest:
@@ -734,10 +727,10 @@ final class ActorCell implements ActorContext, Runnable
     {
         /** @var Deferred<null> $room */
         $room = new Deferred($this->system->loop);
-        $this->roomWaiters[] = $room;
+        $this->extras()->roomWaiters[] = $room;
         if (!$this->scheduled && $this->status !== self::SUSPENDED) {
             $this->scheduled = true;
-            $this->scheduler->schedule($this);
+            $this->system->scheduler->schedule($this);
         }
         $room->future()->await();
         $this->deliver($message, $sender);
@@ -745,24 +738,21 @@ final class ActorCell implements ActorContext, Runnable
 
     private function releaseRoomWaiters(): void
     {
-        $free = $this->status === self::TERMINATED ? \PHP_INT_MAX : $this->mailbox->capacity - $this->mailbox->count();
-        while ($free-- > 0 && $this->roomWaiters !== null && $this->roomWaiters !== []) {
-            array_shift($this->roomWaiters)->tryResolve(null);
-        }
-        if ($this->roomWaiters === []) {
-            $this->roomWaiters = null;
+        $extras = $this->extras();
+        $free = $this->mailbox->capacity - $this->mailbox->count();
+        while ($free-- > 0 && $extras->roomWaiters !== []) {
+            array_shift($extras->roomWaiters)->tryResolve(null);
         }
     }
 
     // ---- dead letters ---------------------------------------------------------------------------
 
-    private function deadLetterEnvelope(Envelope $envelope): void
+    private function deadLetterQueued(mixed $message, ?ActorRef $sender): void
     {
-        $message = $envelope->message;
         if ($message instanceof TimerFired || $message instanceof DeathNotice) {
             return; // a timer or watch notice of a stopped actor: nothing was lost
         }
-        $this->deadLetter($message, $envelope->sender, DeadLetterReason::RecipientTerminated);
+        $this->deadLetter($message, $sender, DeadLetterReason::RecipientTerminated);
     }
 
     private function deadLetter(mixed $message, ?ActorRef $sender, DeadLetterReason $reason): void
@@ -777,25 +767,34 @@ final class ActorCell implements ActorContext, Runnable
 
     private function clearTimers(): void
     {
-        $this->timers?->cancelAll();
+        $this->extras?->timers?->cancelAll();
         $this->cancelReceiveTimeout();
+    }
+
+    /**
+     * @internal
+     */
+    public function extras(): CellExtras
+    {
+        return $this->extras ??= new CellExtras();
     }
 
     private function receiveTimeoutDue(): void
     {
-        if ($this->receiveTimeout === null || $this->status >= self::STOPPING) {
+        $extras = $this->extras;
+        if ($extras === null || $extras->receiveTimeout === null || $this->status >= self::STOPPING) {
             return;
         }
-        [$seconds, $message] = $this->receiveTimeout;
+        [$seconds, $message] = $extras->receiveTimeout;
         $loop = $this->system->loop;
-        $idle = $loop->now() - $this->lastActivity;
+        $idle = $loop->now() - $extras->lastActivity;
         if ($idle + 1e-9 >= $seconds) {
             $this->deliver($message, null);
             $wait = $seconds;
         } else {
             $wait = $seconds - $idle;
         }
-        $this->receiveTimeout = [$seconds, $message, $loop->delay($wait, fn() => $this->receiveTimeoutDue())];
+        $extras->receiveTimeout = [$seconds, $message, $loop->delay($wait, fn() => $this->receiveTimeoutDue())];
     }
 
     // ---- ActorContext ---------------------------------------------------------------------------
@@ -832,17 +831,17 @@ final class ActorCell implements ActorContext, Runnable
 
     public function sender(): ?ActorRef
     {
-        return $this->current?->sender;
+        return $this->currentSender;
     }
 
     public function message(): mixed
     {
-        return $this->current?->message;
+        return $this->currentMessage instanceof NoMessage ? null : $this->currentMessage;
     }
 
     public function reply(mixed $message): void
     {
-        $sender = $this->current?->sender;
+        $sender = $this->currentSender;
         if ($sender === null) {
             $this->system->deadLetters->publish($message, $this->ref, 'the sender of ' . $this->path . "'s current message", DeadLetterReason::NoSender);
 
@@ -853,13 +852,13 @@ final class ActorCell implements ActorContext, Runnable
 
     public function forward(ActorRef $to, mixed $message = null): void
     {
-        if ($this->current === null) {
+        if ($this->currentMessage instanceof NoMessage) {
             throw new \LogicException('forward() needs a message being handled.');
         }
         if (\func_num_args() === 1) {
-            $message = $this->current->message;
+            $message = $this->currentMessage;
         }
-        $sender = $this->current->sender;
+        $sender = $this->currentSender;
         if ($to instanceof LocalActorRef) {
             // Straight to the cell: tell() would make this actor the sender of a message without one.
             $to->cell->deliver($message, $sender);
@@ -891,7 +890,7 @@ final class ActorCell implements ActorContext, Runnable
         $child = new self($this->system, $this, $name, $props);
         $this->children[$name] = $child;
         $child->scheduled = true;
-        $this->scheduler->schedule($child);
+        $this->system->scheduler->schedule($child);
 
         return $child->ref;
     }
@@ -918,7 +917,7 @@ final class ActorCell implements ActorContext, Runnable
 
             return;
         }
-        if (!$ref instanceof LocalActorRef || ($this->children[$ref->cell->name] ?? null) !== $ref->cell) {
+        if (!$ref instanceof LocalActorRef || ($this->children[$ref->cell->name()] ?? null) !== $ref->cell) {
             throw new \InvalidArgumentException("{$this->path} can stop only itself and its children, not {$ref->path()}; use ActorSystem::stop() or send it a PoisonPill.");
         }
         $ref->cell->sendSystem(new SystemMessage(SystemMessageKind::Stop));
@@ -933,7 +932,7 @@ final class ActorCell implements ActorContext, Runnable
         if ($target === $this) {
             return;
         }
-        $this->watching[spl_object_id($target)] = [$target, $message, false];
+        $this->extras()->watching[spl_object_id($target)] = [$target, $message, false];
         $target->sendSystem(new SystemMessage(SystemMessageKind::Watch, $this));
     }
 
@@ -943,13 +942,15 @@ final class ActorCell implements ActorContext, Runnable
             return;
         }
         $target = $ref->cell;
-        unset($this->watching[spl_object_id($target)]);
+        if ($this->extras !== null) {
+            unset($this->extras->watching[spl_object_id($target)]);
+        }
         $target->sendSystem(new SystemMessage(SystemMessageKind::Unwatch, $this));
     }
 
     public function timers(): TimerScheduler
     {
-        return $this->timers ??= new TimerScheduler($this, $this->system->loop);
+        return $this->extras()->timers ??= new TimerScheduler($this, $this->system->loop);
     }
 
     public function setReceiveTimeout(float $seconds, mixed $message = null): void
@@ -959,59 +960,62 @@ final class ActorCell implements ActorContext, Runnable
         }
         $this->cancelReceiveTimeout();
         $loop = $this->system->loop;
-        $this->lastActivity = $loop->now();
-        $this->receiveTimeout = [$seconds, $message ?? new ReceiveTimeout(), $loop->delay($seconds, fn() => $this->receiveTimeoutDue())];
+        $extras = $this->extras();
+        $extras->lastActivity = $loop->now();
+        $extras->receiveTimeout = [$seconds, $message ?? new ReceiveTimeout(), $loop->delay($seconds, fn() => $this->receiveTimeoutDue())];
     }
 
     public function cancelReceiveTimeout(): void
     {
-        if ($this->receiveTimeout !== null) {
-            $this->system->loop->cancel($this->receiveTimeout[2]);
-            $this->receiveTimeout = null;
+        $extras = $this->extras;
+        if ($extras !== null && $extras->receiveTimeout !== null) {
+            $this->system->loop->cancel($extras->receiveTimeout[2]);
+            $extras->receiveTimeout = null;
         }
     }
 
     public function stash(): void
     {
-        if ($this->current === null) {
+        if ($this->currentMessage instanceof NoMessage) {
             throw new \LogicException('stash() needs a message being handled.');
         }
-        if (\count($this->stash ?? []) >= $this->props->stashCapacity) {
+        $extras = $this->extras();
+        if (\count($extras->stash) >= $this->props->stashCapacity) {
             throw new StashOverflowException(sprintf(
                 'The stash of %s is full (%d messages); unstash before stashing more, or raise Props::withStashCapacity().',
                 $this->path,
                 $this->props->stashCapacity,
             ));
         }
-        $this->stash[] = $this->current;
+        $extras->stash[] = [$this->currentMessage, $this->currentSender];
     }
 
     public function unstashAll(): void
     {
-        if ($this->stash !== null) {
-            $this->mailbox->prepend($this->stash);
-            $this->stash = null;
+        if ($this->extras !== null && $this->extras->stash !== []) {
+            $this->mailbox->prepend($this->extras->stash);
+            $this->extras->stash = [];
         }
     }
 
     public function stashSize(): int
     {
-        return \count($this->stash ?? []);
+        return \count($this->extras->stash ?? []);
     }
 
     public function become(Behavior $behavior, bool $discardOld = true): void
     {
         if (!$discardOld) {
-            $this->behaviorStack[] = [$this->handler, $this->stateful, $this->state, $this->onSignal];
+            $this->extras()->behaviorStack[] = [$this->handler, $this->state, $this->onSignal];
         }
         $this->installBehavior($behavior);
     }
 
     public function unbecome(): void
     {
-        if ($this->behaviorStack === null || $this->behaviorStack === []) {
-            return;
+        $previous = $this->extras === null ? null : array_pop($this->extras->behaviorStack);
+        if ($previous !== null) {
+            [$this->handler, $this->state, $this->onSignal] = $previous;
         }
-        [$this->handler, $this->stateful, $this->state, $this->onSignal] = array_pop($this->behaviorStack);
     }
 }

@@ -26,7 +26,7 @@ final class LocalActorRef implements ActorRef
     public function tell(mixed $message, ?ActorRef $sender = null): void
     {
         if ($sender === null) {
-            $current = $this->cell->scheduler->current;
+            $current = $this->cell->system->scheduler->current;
             if ($current instanceof ActorCell) {
                 $sender = $current->ref;
             }

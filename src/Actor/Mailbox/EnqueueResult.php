@@ -10,7 +10,7 @@ namespace Nexus\Actor\Mailbox;
 enum EnqueueResult
 {
     case Accepted;
-    /** Queued, and the oldest message was pushed out (see Mailbox::takeDisplaced()). */
+    /** Queued, and the oldest message was pushed out (left in Mailbox::$message and $sender). */
     case AcceptedDroppingOldest;
     /** Not queued: the mailbox is full and drops new messages. */
     case DroppedNewest;

@@ -4,19 +4,32 @@ declare(strict_types=1);
 
 namespace Nexus\Actor\Mailbox;
 
-use Nexus\Actor\Envelope;
+use Nexus\Actor\ActorRef;
 
 /**
- * A FIFO queue of envelopes, unbounded or bounded with an overflow policy. enqueue() says exactly
- * what became of the message; the actor turns that into dead letters, exceptions or waiting.
+ * A FIFO queue of messages with their senders, unbounded or bounded with an overflow policy.
+ * enqueue() says exactly what became of a message; the actor turns that into dead letters,
+ * exceptions or waiting.
+ *
+ * Messages and senders sit in two parallel arrays indexed from head to tail, so that queueing a
+ * message allocates nothing and taking one is O(1).
  */
 final class Mailbox
 {
-    /** @var array<int, Envelope> */
-    private array $queue = [];
+    /** @var array<int, mixed> */
+    private array $messages = [];
+    /** @var array<int, ActorRef|null> */
+    private array $senders = [];
     private int $head = 0;
     private int $tail = 0;
-    private ?Envelope $displaced = null;
+
+    /**
+     * The message the last successful dequeue() took, or the one that AcceptedDroppingOldest
+     * pushed out.
+     */
+    public mixed $message = null;
+    /** Its sender. */
+    public ?ActorRef $sender = null;
 
     public function __construct(
         public readonly int $capacity = \PHP_INT_MAX,
@@ -27,69 +40,76 @@ final class Mailbox
         }
     }
 
-    public function enqueue(Envelope $envelope): EnqueueResult
+    public function enqueue(mixed $message, ?ActorRef $sender = null): EnqueueResult
     {
         if ($this->tail - $this->head < $this->capacity) {
-            $this->queue[$this->tail++] = $envelope;
+            $this->messages[$this->tail] = $message;
+            $this->senders[$this->tail++] = $sender;
 
             return EnqueueResult::Accepted;
         }
 
         return match ($this->overflow) {
             OverflowPolicy::DropNewest => EnqueueResult::DroppedNewest,
-            OverflowPolicy::DropOldest => $this->replaceOldest($envelope),
+            OverflowPolicy::DropOldest => $this->replaceOldest($message, $sender),
             OverflowPolicy::Reject, OverflowPolicy::Backpressure => EnqueueResult::Full,
         };
     }
 
     /**
-     * Queues an envelope whatever the capacity: for what the runtime itself must not lose.
+     * Queues a message whatever the capacity: for what the runtime itself must not lose.
      */
-    public function append(Envelope $envelope): void
+    public function append(mixed $message, ?ActorRef $sender): void
     {
-        $this->queue[$this->tail++] = $envelope;
-    }
-
-    public function dequeue(): ?Envelope
-    {
-        if ($this->head === $this->tail) {
-            return null;
-        }
-        $envelope = $this->queue[$this->head];
-        unset($this->queue[$this->head++]);
-        if ($this->head === $this->tail) {
-            $this->queue = [];
-            $this->head = $this->tail = 0;
-        }
-
-        return $envelope;
+        $this->messages[$this->tail] = $message;
+        $this->senders[$this->tail++] = $sender;
     }
 
     /**
-     * Puts envelopes back at the head of the queue, in the order given (unstash). Capacity does not
+     * Takes the oldest message into $message and $sender; false when the mailbox is empty.
+     */
+    public function dequeue(): bool
+    {
+        $head = $this->head;
+        if ($head === $this->tail) {
+            return false;
+        }
+        $this->message = $this->messages[$head];
+        $this->sender = $this->senders[$head];
+        if (++$this->head === $this->tail) {
+            $this->messages = $this->senders = [];
+            $this->head = $this->tail = 0;
+        } else {
+            unset($this->messages[$head], $this->senders[$head]);
+        }
+
+        return true;
+    }
+
+    /**
+     * Puts messages back at the head of the queue, in the order given (unstash). Capacity does not
      * apply: they were accepted once already.
      *
-     * @param list<Envelope> $envelopes
+     * @param list<array{mixed, ActorRef|null}> $entries
      */
-    public function prepend(array $envelopes): void
+    public function prepend(array $entries): void
     {
-        if ($envelopes === []) {
+        if ($entries === []) {
             return;
         }
-        $this->queue = array_merge($envelopes, array_values($this->queue));
+        $messages = $senders = [];
+        foreach ($entries as [$message, $sender]) {
+            $messages[] = $message;
+            $senders[] = $sender;
+        }
+        for ($i = $this->head; $i < $this->tail; ++$i) {
+            $messages[] = $this->messages[$i];
+            $senders[] = $this->senders[$i];
+        }
+        $this->messages = $messages;
+        $this->senders = $senders;
         $this->head = 0;
-        $this->tail = \count($this->queue);
-    }
-
-    /**
-     * The envelope that the last AcceptedDroppingOldest pushed out.
-     */
-    public function takeDisplaced(): ?Envelope
-    {
-        $envelope = $this->displaced;
-        $this->displaced = null;
-
-        return $envelope;
+        $this->tail = \count($messages);
     }
 
     public function count(): int
@@ -110,21 +130,24 @@ final class Mailbox
     /**
      * Empties the mailbox and returns what it held, oldest first.
      *
-     * @return list<Envelope>
+     * @return list<array{mixed, ActorRef|null}>
      */
     public function drain(): array
     {
-        $envelopes = array_values($this->queue);
-        $this->queue = [];
+        $entries = [];
+        for ($i = $this->head; $i < $this->tail; ++$i) {
+            $entries[] = [$this->messages[$i], $this->senders[$i]];
+        }
+        $this->messages = $this->senders = [];
         $this->head = $this->tail = 0;
 
-        return $envelopes;
+        return $entries;
     }
 
-    private function replaceOldest(Envelope $envelope): EnqueueResult
+    private function replaceOldest(mixed $message, ?ActorRef $sender): EnqueueResult
     {
-        $this->displaced = $this->dequeue();
-        $this->queue[$this->tail++] = $envelope;
+        $this->dequeue(); // leaves the oldest in $this->message and $this->sender
+        $this->append($message, $sender);
 
         return EnqueueResult::AcceptedDroppingOldest;
     }
