@@ -81,7 +81,7 @@ final class Loop
     }
 
     /**
-     * Runs $callback on the next loop turn, before any I/O wait.
+     * Runs $callback on the next loop turn (a turn with deferred work does not wait for I/O).
      *
      * @param \Closure(): void $callback
      */
@@ -380,21 +380,21 @@ final class Loop
 
     private function runDeferred(): void
     {
-        while ($this->deferred !== []) {
-            $callbacks = $this->deferred;
-            $this->deferred = [];
-            foreach ($callbacks as $i => $callback) {
+        // Only what was queued before this turn: a callback that defers itself again runs on the
+        // next turn, so it cannot starve timers and I/O.
+        $callbacks = $this->deferred;
+        $this->deferred = [];
+        foreach ($callbacks as $i => $callback) {
+            try {
+                $callback();
+            } catch (\Throwable $e) {
                 try {
-                    $callback();
-                } catch (\Throwable $e) {
-                    try {
-                        $this->reportError($e);
-                    } catch (\Throwable $rethrown) {
-                        // run() rethrows: the callbacks not run yet stay queued for the next turn.
-                        $this->deferred = [...\array_slice($callbacks, $i + 1), ...$this->deferred];
+                    $this->reportError($e);
+                } catch (\Throwable $rethrown) {
+                    // run() rethrows: the callbacks not run yet stay queued for the next turn.
+                    $this->deferred = [...\array_slice($callbacks, $i + 1), ...$this->deferred];
 
-                        throw $rethrown;
-                    }
+                    throw $rethrown;
                 }
             }
         }
@@ -403,7 +403,11 @@ final class Loop
     private function runTimers(): void
     {
         $now = $this->now = $this->clock->now();
-        while (($due = $this->timers->peekDue()) !== null && $due <= $now) {
+        // Timers started by these callbacks wait for the next turn (ids only grow, and a new timer
+        // sorts after every older one that is due), so a callback re-arming itself with a zero
+        // delay cannot starve I/O.
+        $firstNew = $this->nextId;
+        while (($due = $this->timers->peekDue()) !== null && $due <= $now && $this->timers->peekId() < $firstNew) {
             $id = $this->timers->extract();
             $callback = $this->timerCallbacks[$id] ?? null;
             if ($callback === null) {

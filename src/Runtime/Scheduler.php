@@ -71,10 +71,21 @@ final class Scheduler
             }
             $this->dispatcher = $fiber;
         }
-        if ($fiber->isSuspended()) {
-            $fiber->resume();
-        } else {
-            $fiber->start();
+        try {
+            if ($fiber->isSuspended()) {
+                $fiber->resume();
+            } else {
+                $fiber->start();
+            }
+        } catch (\Throwable $e) {
+            // A runnable threw out of the worker fiber, which is now dead: the next run() continues
+            // the queue in another fiber instead of trying to start this one again.
+            if ($this->dispatcher === $fiber) {
+                $this->dispatcher = null;
+            }
+            $this->current = null;
+
+            throw $e;
         }
     }
 

@@ -1,0 +1,304 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Unit\Runtime;
+
+use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Loop;
+use Nexus\Runtime\Runnable;
+use Nexus\Runtime\Scheduler;
+use Nexus\Runtime\VirtualClock;
+use PHPUnit\Framework\TestCase;
+
+final class SchedulerTest extends TestCase
+{
+    private VirtualClock $clock;
+    private Loop $loop;
+    private Scheduler $scheduler;
+
+    protected function setUp(): void
+    {
+        $this->clock = new VirtualClock();
+        $this->loop = new Loop($this->clock);
+        $this->scheduler = $this->loop->scheduler();
+    }
+
+    public function testRunnablesRunInOrderInOneWorkerFiberWhenNothingWaits(): void
+    {
+        /** @var list<int> $ran */
+        $ran = [];
+        /** @var list<?\Fiber<mixed, mixed, mixed, mixed>> $fibers */
+        $fibers = [];
+        for ($i = 0; $i < 100; ++$i) {
+            $this->scheduler->schedule(new ClosureRunnable(static function () use (&$ran, &$fibers, $i): void {
+                $ran[] = $i;
+                $fibers[] = \Fiber::getCurrent();
+            }));
+        }
+        self::assertTrue($this->scheduler->hasWork());
+        self::assertSame(0, $this->scheduler->fibersCreated(), 'no fiber before there is work to run');
+
+        $this->loop->run();
+
+        self::assertSame(range(0, 99), $ran);
+        self::assertSame(1, $this->scheduler->fibersCreated());
+        self::assertNotNull($fibers[0]);
+        self::assertCount(1, array_unique(array_map(spl_object_id(...), array_filter($fibers))));
+        self::assertCount(100, array_filter($fibers));
+        self::assertFalse($this->scheduler->hasWork());
+    }
+
+    public function testTheWorkerFiberIsReusedAcrossTurnsAndRuns(): void
+    {
+        $loop = new Loop($this->clock, schedulerBudget: 10);
+        $scheduler = $loop->scheduler();
+        $count = 0;
+        for ($i = 0; $i < 35; ++$i) {
+            $scheduler->schedule(new ClosureRunnable(static function () use (&$count): void {
+                ++$count;
+            }));
+        }
+
+        $loop->tick();
+        self::assertSame(10, $count, 'one turn runs one budget of runnables');
+        $loop->run();
+        self::assertSame(35, $count);
+        $scheduler->schedule(new ClosureRunnable(static function () use (&$count): void {
+            ++$count;
+        }));
+        $loop->run();
+
+        self::assertSame(36, $count);
+        self::assertSame(1, $scheduler->fibersCreated());
+    }
+
+    public function testAWaitingRunnableKeepsItsFiberWhileTheQueueGoesOnInASecondOne(): void
+    {
+        /** @var list<string> $log */
+        $log = [];
+        /** @var array<string, \Fiber<mixed, mixed, mixed, mixed>|null> $fibers */
+        $fibers = [];
+        /** @var Deferred<string> $reply */
+        $reply = new Deferred($this->loop);
+        $this->loop->delay(1.0, static function () use ($reply): void {
+            $reply->resolve('reply');
+        });
+        $record = static function (string $name) use (&$log, &$fibers): void {
+            $log[] = $name;
+            $fibers[$name] = \Fiber::getCurrent();
+        };
+        $this->scheduler->schedule(new ClosureRunnable(static fn() => $record('r1')));
+        $this->scheduler->schedule(new ClosureRunnable(static function () use ($record, $reply): void {
+            $record('r2 start');
+            $record('r2 got ' . $reply->future()->await());
+        }));
+        $this->scheduler->schedule(new ClosureRunnable(static fn() => $record('r3')));
+        $this->scheduler->schedule(new ClosureRunnable(static fn() => $record('r4')));
+
+        $this->loop->run();
+
+        self::assertSame(['r1', 'r2 start', 'r3', 'r4', 'r2 got reply'], $log);
+        self::assertSame(2, $this->scheduler->fibersCreated());
+        self::assertSame($fibers['r1'], $fibers['r2 start']);
+        self::assertNotSame($fibers['r2 start'], $fibers['r3'], 'the queue went on in another fiber');
+        self::assertSame($fibers['r3'], $fibers['r4']);
+        self::assertSame($fibers['r2 start'], $fibers['r2 got reply'], 'the waiter resumed in its own fiber');
+    }
+
+    public function testFibersFreedByResumedWaitersArePooled(): void
+    {
+        /** @var array<string, \Fiber<mixed, mixed, mixed, mixed>|null> $fibers */
+        $fibers = [];
+        $record = static function (string $name) use (&$fibers): void {
+            $fibers[$name] = \Fiber::getCurrent();
+        };
+        $wait = function (float $seconds): void {
+            /** @var Deferred<null> $deferred */
+            $deferred = new Deferred($this->loop);
+            $this->loop->delay($seconds, static function () use ($deferred): void {
+                $deferred->resolve(null);
+            });
+            $deferred->future()->await();
+        };
+        // First round: the waiter's fiber (A) is handed to it; B drains the rest.
+        $this->scheduler->schedule(new ClosureRunnable(static function () use ($record, $wait): void {
+            $record('first waiter');
+            $wait(1.0);
+        }));
+        $this->scheduler->schedule(new ClosureRunnable(static fn() => $record('after first')));
+        $this->loop->run();
+        self::assertSame(2, $this->scheduler->fibersCreated());
+
+        // Second round: B is handed to the next waiter and the queue continues in A, from the pool.
+        $this->scheduler->schedule(new ClosureRunnable(static function () use ($record, $wait): void {
+            $record('second waiter');
+            $wait(1.0);
+        }));
+        $this->scheduler->schedule(new ClosureRunnable(static fn() => $record('after second')));
+        $this->loop->run();
+
+        self::assertSame(2, $this->scheduler->fibersCreated(), 'no new fiber: a pooled one took over');
+        self::assertSame($fibers['after first'], $fibers['second waiter']);
+        self::assertSame($fibers['first waiter'], $fibers['after second']);
+    }
+
+    public function testTheCurrentRunnableIsRestoredWhenAWaiterResumes(): void
+    {
+        /** @var Deferred<null> $deferred */
+        $deferred = new Deferred($this->loop);
+        $this->loop->delay(1.0, static function () use ($deferred): void {
+            $deferred->resolve(null);
+        });
+        $scheduler = $this->scheduler;
+        $seenAfterWait = null;
+        $waiter = null;
+        $waiter = new ClosureRunnable(static function () use ($scheduler, $deferred, &$waiter, &$seenAfterWait): void {
+            $scheduler->current = $waiter;
+            $deferred->future()->await();
+            $seenAfterWait = $scheduler->current;
+        });
+        $other = null;
+        $other = new ClosureRunnable(static function () use ($scheduler, &$other): void {
+            $scheduler->current = $other;
+        });
+        $scheduler->schedule($waiter);
+        $scheduler->schedule($other);
+
+        $this->loop->run();
+
+        self::assertInstanceOf(Runnable::class, $seenAfterWait);
+        self::assertSame($waiter, $seenAfterWait);
+    }
+
+    public function testARunnableReschedulingItselfForeverDoesNotStarveTimers(): void
+    {
+        $loop = new Loop($this->clock, schedulerBudget: 8);
+        $scheduler = $loop->scheduler();
+        /** @var \ArrayObject<string, ?int> $state */
+        $state = new \ArrayObject(['runs' => 0, 'runsWhenTimerFired' => null]);
+        $busy = null;
+        $busy = new ClosureRunnable(function () use (&$busy, $state, $scheduler): void {
+            $state['runs'] = (int) $state['runs'] + 1;
+            $this->clock->advance(1 / 1024); // each run takes a little (virtual) time
+            if ($state['runsWhenTimerFired'] === null) {
+                \assert($busy instanceof ClosureRunnable);
+                $scheduler->schedule($busy);
+            }
+        });
+        $scheduler->schedule($busy);
+        $loop->delay(0.02, static function () use ($state): void {
+            $state['runsWhenTimerFired'] = $state['runs'];
+        });
+
+        $loop->run();
+
+        // 16 runs are 15.6 ms, 24 runs 23.4 ms: the timer fires at the first turn boundary after 20 ms.
+        self::assertSame(24, $state['runsWhenTimerFired']);
+        self::assertSame(25, $state['runs']);
+    }
+
+    public function testAZeroDelayTimerFiresAfterOneBudgetOfABusyQueue(): void
+    {
+        $loop = new Loop($this->clock, schedulerBudget: 5);
+        $scheduler = $loop->scheduler();
+        $state = new \ArrayObject(['runs' => 0, 'stop' => false]);
+        $busy = null;
+        $busy = new ClosureRunnable(static function () use (&$busy, $state, $scheduler): void {
+            ++$state['runs'];
+            if ($state['stop'] === false) {
+                \assert($busy instanceof ClosureRunnable);
+                $scheduler->schedule($busy);
+            }
+        });
+        $scheduler->schedule($busy);
+        $loop->tick();
+        $runsBefore = $state['runs'];
+        $firedAfter = null;
+        $loop->delay(0.0, static function () use ($state, &$firedAfter): void {
+            $firedAfter = $state['runs'];
+            $state['stop'] = true;
+        });
+
+        $loop->run();
+
+        self::assertSame(5, $runsBefore);
+        self::assertSame(5, $firedAfter, 'the timer ran on the very next turn');
+    }
+
+    public function testAThrowingRunnableGoesToTheErrorHandlerAndTheQueueGoesOn(): void
+    {
+        /** @var list<\Throwable> $errors */
+        $errors = [];
+        $this->loop->setErrorHandler(function (\Throwable $e) use (&$errors): void {
+            $errors[] = $e;
+            if (\count($errors) > 3) {
+                $this->loop->stop(); // a wedged scheduler fails this test instead of hanging it
+            }
+        });
+        $boom = new \RuntimeException('runnable failed');
+        /** @var list<string> $log */
+        $log = [];
+        $this->scheduler->schedule(new ClosureRunnable(static function () use (&$log): void {
+            $log[] = 'before';
+        }));
+        $this->scheduler->schedule(new ClosureRunnable(static function () use ($boom): void {
+            throw $boom;
+        }));
+        $this->scheduler->schedule(new ClosureRunnable(static function () use (&$log): void {
+            $log[] = 'after';
+        }));
+
+        $this->loop->run();
+
+        self::assertSame([$boom], $errors);
+        self::assertSame(['before', 'after'], $log);
+        self::assertFalse($this->scheduler->hasWork());
+    }
+
+    public function testAfterARunnableThrowsOutOfRunTheSchedulerStillWorks(): void
+    {
+        $boom = new \RuntimeException('unhandled in a runnable');
+        $this->scheduler->schedule(new ClosureRunnable(static function () use ($boom): void {
+            throw $boom;
+        }));
+        $ran = false;
+        $this->scheduler->schedule(new ClosureRunnable(static function () use (&$ran): void {
+            $ran = true;
+        }));
+
+        try {
+            $this->loop->run();
+            self::fail('run() should have rethrown');
+        } catch (\RuntimeException $e) {
+            self::assertSame($boom, $e);
+        }
+        // The worker fiber died with the exception; the queue goes on in a fresh one.
+        $this->loop->run();
+
+        self::assertTrue($ran);
+        self::assertNull($this->scheduler->current);
+    }
+
+    public function testSuspendNeedsAFiber(): void
+    {
+        $this->expectException(\LogicException::class);
+        $this->expectExceptionMessage('top-level');
+
+        $this->scheduler->suspend();
+    }
+
+    public function testTheBudgetMustBePositive(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+
+        new Scheduler(0);
+    }
+
+    public function testTheLoopPassesItsBudgetOn(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+
+        new Loop($this->clock, schedulerBudget: -1);
+    }
+}
