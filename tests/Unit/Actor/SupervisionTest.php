@@ -108,59 +108,17 @@ final class SupervisionTest extends TestCase
 
     public function testAllForOneRestartsEverySibling(): void
     {
-        $kit = new TestKit();
-        $probe = $kit->probe();
-        [$a, $b, $c] = $this->family($kit, $probe, SupervisorStrategy::allForOne());
-        foreach ([$a, $b, $c] as $child) {
-            $child->tell('inc');
-        }
-        $kit->runUntilIdle();
-        $b->tell('fail');
-        $kit->runUntilIdle();
-        foreach ([$a, $b, $c] as $child) {
-            $child->tell('get', $probe->ref);
-            $kit->runUntilIdle();
-        }
-
-        self::assertSame([0, 0, 0], $probe->receiveMessages(3));
+        self::assertSame([0, 0, 0], $this->countsAfterTheMiddleChildFails(SupervisorStrategy::allForOne()));
     }
 
     public function testRestForOneRestartsTheFailedChildAndThoseStartedAfterIt(): void
     {
-        $kit = new TestKit();
-        $probe = $kit->probe();
-        [$a, $b, $c] = $this->family($kit, $probe, SupervisorStrategy::restForOne());
-        foreach ([$a, $b, $c] as $child) {
-            $child->tell('inc');
-        }
-        $kit->runUntilIdle();
-        $b->tell('fail');
-        $kit->runUntilIdle();
-        foreach ([$a, $b, $c] as $child) {
-            $child->tell('get', $probe->ref);
-            $kit->runUntilIdle();
-        }
-
-        self::assertSame([1, 0, 0], $probe->receiveMessages(3));
+        self::assertSame([1, 0, 0], $this->countsAfterTheMiddleChildFails(SupervisorStrategy::restForOne()));
     }
 
     public function testOneForOneLeavesSiblingsAlone(): void
     {
-        $kit = new TestKit();
-        $probe = $kit->probe();
-        [$a, $b, $c] = $this->family($kit, $probe, SupervisorStrategy::oneForOne());
-        foreach ([$a, $b, $c] as $child) {
-            $child->tell('inc');
-        }
-        $kit->runUntilIdle();
-        $b->tell('fail');
-        $kit->runUntilIdle();
-        foreach ([$a, $b, $c] as $child) {
-            $child->tell('get', $probe->ref);
-            $kit->runUntilIdle();
-        }
-
-        self::assertSame([1, 0, 1], $probe->receiveMessages(3));
+        self::assertSame([1, 0, 1], $this->countsAfterTheMiddleChildFails(SupervisorStrategy::oneForOne()));
     }
 
     public function testRestartLimitStopsTheChildAndEscalates(): void
@@ -295,6 +253,31 @@ final class SupervisionTest extends TestCase
 
         $probe->expectMessage('ok');
         self::assertStringContainsString('TypeError', $kit->logger->messages('error')[0]);
+    }
+
+    /**
+     * Three counters a, b, c under one supervisor each count to 1, then b fails: what do they count
+     * afterwards?
+     *
+     * @return list<mixed>
+     */
+    private function countsAfterTheMiddleChildFails(SupervisorStrategy $strategy): array
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        [$a, $b, $c] = $this->family($kit, $probe, $strategy);
+        foreach ([$a, $b, $c] as $child) {
+            $child->tell('inc');
+        }
+        $kit->runUntilIdle();
+        $b->tell('fail');
+        $kit->runUntilIdle();
+        foreach ([$a, $b, $c] as $child) {
+            $child->tell('get', $probe->ref);
+            $kit->runUntilIdle();
+        }
+
+        return $probe->receiveMessages(3);
     }
 
     private function counter(): Props
