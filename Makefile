@@ -124,3 +124,34 @@ unit: setup
 	@echo "==> tests (phpunit, all suites)"
 	@vendor/bin/phpunit \
 	  || { echo "FAILED: tests (phpunit)" >&2; exit 1; }
+
+# ---- benchmarks (bench/, results in docs/performance.md) ------------------------------------------
+
+.PHONY: bench bench-smoke bench-hotpath
+
+bench: setup
+	@mkdir -p bench/results
+	@echo "==> bench: actor suite with the tracing JIT (progress on stderr)"
+	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/run.php --json=bench/results/actor-jit.json \
+	  || { echo "FAILED: bench (tracing JIT)" >&2; exit 1; }
+	@echo "==> bench: actor suite without the JIT (OPcache on, opcache.jit=off)"
+	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=off bench/run.php --json=bench/results/actor-nojit.json \
+	  || { echo "FAILED: bench (no JIT)" >&2; exit 1; }
+	@echo "==> bench: hot-path breakdown (tracing JIT)"
+	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/hotpath.php | tee bench/results/hotpath-jit.txt \
+	  || { echo "FAILED: bench (hot path)" >&2; exit 1; }
+	@echo "==> bench: report (docs/performance.md, docs/img/actor-bench.svg)"
+	@$(PHP) bench/report.php \
+	  --jit-command='php -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/run.php --json=bench/results/actor-jit.json' \
+	  --nojit-command='php -d opcache.enable_cli=1 -d opcache.jit=off bench/run.php --json=bench/results/actor-nojit.json' \
+	  || { echo "FAILED: bench (report)" >&2; exit 1; }
+
+bench-smoke: setup
+	@echo "==> bench-smoke: every case at tiny counts, 1 warm-up + 5 runs"
+	@$(PHP) bench/run.php --smoke \
+	  || { echo "FAILED: bench-smoke" >&2; exit 1; }
+
+bench-hotpath: setup
+	@echo "==> bench-hotpath: cost of each stage of a message (tracing JIT)"
+	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/hotpath.php \
+	  || { echo "FAILED: bench-hotpath" >&2; exit 1; }
