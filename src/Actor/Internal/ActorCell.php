@@ -165,12 +165,27 @@ final class ActorCell implements ActorContext, Runnable
         }
         $mailbox = $this->mailbox;
         $budget = $this->system->throughput;
-        while ($this->status === self::RUNNING && $budget-- > 0 && $mailbox->dequeue()) {
-            $this->invoke($mailbox->message, $mailbox->sender);
-            if ($this->systemMessages !== []) {
-                $this->processSystemMessages();
+        while ($budget > 0 && $this->status === self::RUNNING) {
+            $messages = $mailbox->peek($budget, $senders);
+            if ($messages === []) {
+                break;
+            }
+            $generation = $mailbox->generation;
+            foreach ($messages as $i => $message) {
+                // Taken before it is handled: an unstash or a stop during the handler sees the
+                // rest of this batch still in the mailbox, in order.
+                ++$mailbox->head;
+                --$budget;
+                $this->invoke($message, $senders[$i]);
+                if ($this->systemMessages !== []) {
+                    $this->processSystemMessages();
+                }
+                if ($this->status !== self::RUNNING || $mailbox->generation !== $generation) {
+                    continue 2;
+                }
             }
         }
+        $mailbox->reclaim();
         $this->currentMessage = NoMessage::Instance;
         $this->currentSender = null;
         if ($this->extras !== null && $this->extras->roomWaiters !== []) {

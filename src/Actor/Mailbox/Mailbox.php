@@ -11,17 +11,25 @@ use Nexus\Actor\ActorRef;
  * enqueue() says exactly what became of a message; the actor turns that into dead letters,
  * exceptions or waiting.
  *
- * Messages and senders sit in two parallel arrays indexed from head to tail, so that queueing a
- * message allocates nothing and taking one is O(1).
+ * Messages and senders sit in two parallel lists; $head is the oldest one not taken yet. Taking a
+ * message only moves $head: the lists are emptied when everything is taken, and compacted once
+ * the taken part outgrows the rest, so each message costs O(1) and allocates nothing.
  */
 final class Mailbox
 {
-    /** @var array<int, mixed> */
+    /** @var list<mixed> */
     private array $messages = [];
-    /** @var array<int, ActorRef|null> */
+    /** @var list<ActorRef|null> */
     private array $senders = [];
-    private int $head = 0;
-    private int $tail = 0;
+    /**
+     * @internal the oldest message not taken yet; the actor's run loop advances it
+     */
+    public int $head = 0;
+    /**
+     * @internal changes whenever messages are taken or put back other than through $head, so that
+     * a batch from peek() knows it is stale
+     */
+    public int $generation = 0;
 
     /**
      * The message the last successful dequeue() took, or the one that AcceptedDroppingOldest
@@ -42,9 +50,9 @@ final class Mailbox
 
     public function enqueue(mixed $message, ?ActorRef $sender = null): EnqueueResult
     {
-        if ($this->tail - $this->head < $this->capacity) {
-            $this->messages[$this->tail] = $message;
-            $this->senders[$this->tail++] = $sender;
+        if (\count($this->messages) - $this->head < $this->capacity) {
+            $this->messages[] = $message;
+            $this->senders[] = $sender;
 
             return EnqueueResult::Accepted;
         }
@@ -61,8 +69,8 @@ final class Mailbox
      */
     public function append(mixed $message, ?ActorRef $sender): void
     {
-        $this->messages[$this->tail] = $message;
-        $this->senders[$this->tail++] = $sender;
+        $this->messages[] = $message;
+        $this->senders[] = $sender;
     }
 
     /**
@@ -71,19 +79,63 @@ final class Mailbox
     public function dequeue(): bool
     {
         $head = $this->head;
-        if ($head === $this->tail) {
+        if ($head === \count($this->messages)) {
             return false;
         }
         $this->message = $this->messages[$head];
         $this->sender = $this->senders[$head];
-        if (++$this->head === $this->tail) {
-            $this->messages = $this->senders = [];
-            $this->head = $this->tail = 0;
-        } else {
-            unset($this->messages[$head], $this->senders[$head]);
-        }
+        $this->head = $head + 1;
+        ++$this->generation;
+        $this->reclaim();
 
         return true;
+    }
+
+    /**
+     * Up to $max of the oldest messages, without taking them, and their senders. The actor's run
+     * loop takes each one by incrementing $head before it handles it, and reads again once
+     * $generation has changed.
+     *
+     * @internal
+     *
+     * @param list<ActorRef|null>|null $senders
+     *
+     * @param-out list<ActorRef|null> $senders
+     *
+     * @return list<mixed>
+     */
+    public function peek(int $max, ?array &$senders): array
+    {
+        $this->reclaim();
+        if ($this->head === 0 && \count($this->messages) <= $max) {
+            $senders = $this->senders; // shared until either side changes: no copy in the common case
+
+            return $this->messages;
+        }
+        $senders = \array_slice($this->senders, $this->head, $max);
+
+        return \array_slice($this->messages, $this->head, $max);
+    }
+
+    /**
+     * Frees what has been taken: at once when everything was, otherwise once the taken part is
+     * at least as long as what remains (so that compaction costs O(1) per message overall).
+     */
+    public function reclaim(): void
+    {
+        $head = $this->head;
+        if ($head === 0) {
+            return;
+        }
+        $count = \count($this->messages);
+        if ($head === $count) {
+            $this->messages = $this->senders = [];
+            $this->head = 0;
+        } elseif ($head >= 64 && 2 * $head >= $count) {
+            $this->messages = \array_slice($this->messages, $head);
+            $this->senders = \array_slice($this->senders, $head);
+            $this->head = 0;
+        }
     }
 
     /**
@@ -102,29 +154,30 @@ final class Mailbox
             $messages[] = $message;
             $senders[] = $sender;
         }
-        for ($i = $this->head; $i < $this->tail; ++$i) {
+        $count = \count($this->messages);
+        for ($i = $this->head; $i < $count; ++$i) {
             $messages[] = $this->messages[$i];
             $senders[] = $this->senders[$i];
         }
         $this->messages = $messages;
         $this->senders = $senders;
         $this->head = 0;
-        $this->tail = \count($messages);
+        ++$this->generation;
     }
 
     public function count(): int
     {
-        return $this->tail - $this->head;
+        return \count($this->messages) - $this->head;
     }
 
     public function isEmpty(): bool
     {
-        return $this->head === $this->tail;
+        return $this->head === \count($this->messages);
     }
 
     public function isFull(): bool
     {
-        return $this->tail - $this->head >= $this->capacity;
+        return \count($this->messages) - $this->head >= $this->capacity;
     }
 
     /**
@@ -135,11 +188,13 @@ final class Mailbox
     public function drain(): array
     {
         $entries = [];
-        for ($i = $this->head; $i < $this->tail; ++$i) {
+        $count = \count($this->messages);
+        for ($i = $this->head; $i < $count; ++$i) {
             $entries[] = [$this->messages[$i], $this->senders[$i]];
         }
         $this->messages = $this->senders = [];
-        $this->head = $this->tail = 0;
+        $this->head = 0;
+        ++$this->generation;
 
         return $entries;
     }
