@@ -449,7 +449,7 @@ final class ActorCell implements ActorContext, Runnable
         if ($this->status >= self::STOPPING) {
             return;
         }
-        if ($this->handler !== null) {
+        if ($this->onSignal !== null) {
             try {
                 $this->signal(new PreRestart($reason));
             } catch (\Throwable $e) {
@@ -482,12 +482,14 @@ final class ActorCell implements ActorContext, Runnable
         if (!$this->incarnate()) {
             return;
         }
-        try {
-            $this->signal(new PostRestart($reason));
-        } catch (\Throwable $e) {
-            $this->fail($e);
+        if ($this->onSignal !== null) {
+            try {
+                $this->signal(new PostRestart($reason));
+            } catch (\Throwable $e) {
+                $this->fail($e);
 
-            return;
+                return;
+            }
         }
         $events = $this->system->eventStream;
         if ($events->hasSubscribers(ActorRestarted::class)) {
