@@ -1,0 +1,477 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Io;
+
+use Nexus\Io\Exception\ConnectionClosedException;
+use Nexus\Io\Exception\ConnectionLostException;
+use Nexus\Io\Exception\ReadPendingException;
+use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Future;
+use Nexus\Runtime\Loop;
+
+/**
+ * A non-blocking stream socket (TCP or Unix) on the loop.
+ *
+ * Reading starts when the first onData() callback is registered or read() is called, and it runs
+ * while any onData() callback is registered (unless pause()d) or a read() is pending. Each
+ * readiness event reads one chunk of up to 64 KiB. When the peer half-closes, onEnd() callbacks
+ * run; if nobody registered one (and no read() was pending), the connection end()s its own side
+ * so that a forgotten connection cannot stay half-open forever.
+ *
+ * Writing is buffered: write() tries to send at once and keeps what the kernel did not take,
+ * watching for writability only while bytes are pending. It returns false once more than the
+ * high-water mark is pending (slow down), and onDrain() callbacks run when the buffer has emptied
+ * after that. end() half-closes the write side after the buffer is flushed; the read side stays
+ * open. close() closes at once and drops pending writes.
+ *
+ * onClose() callbacks run exactly once, with the reason when the connection broke (null for a
+ * normal close).
+ */
+final class Connection
+{
+    public const DEFAULT_HIGH_WATER_MARK = 65_536;
+    private const CHUNK_SIZE = 65_536;
+
+    /** @var resource */
+    private readonly mixed $stream;
+    private ?int $readWatcher = null;
+    private ?int $writeWatcher = null;
+    private string $buffer = '';
+    private bool $paused = false;
+    private bool $readEnded = false;
+    private bool $ending = false;
+    private bool $writeShut = false;
+    private bool $closed = false;
+    private bool $aboveMark = false;
+    private ?\Throwable $closeReason = null;
+    /** @var Deferred<?string>|null */
+    private ?Deferred $pendingRead = null;
+    private ?string $localAddress = null;
+    private ?string $remoteAddress = null;
+
+    /** @var list<\Closure(string): void> */
+    private array $dataCallbacks = [];
+    /** @var list<\Closure(): void> */
+    private array $endCallbacks = [];
+    /** @var list<\Closure(?\Throwable): void> */
+    private array $closeCallbacks = [];
+    /** @var list<\Closure(): void> */
+    private array $drainCallbacks = [];
+
+    /** @var \Closure(resource, int): void */
+    private readonly \Closure $readHandler;
+    /** @var \Closure(resource, int): void */
+    private readonly \Closure $writeHandler;
+
+    /**
+     * @internal Connections come from Listener, Connector and SocketPair.
+     *
+     * @param resource $stream a connected stream socket; it is switched to non-blocking mode
+     */
+    public function __construct(
+        private readonly Loop $loop,
+        mixed $stream,
+        private readonly int $highWaterMark = self::DEFAULT_HIGH_WATER_MARK,
+    ) {
+        if ($highWaterMark < 1) {
+            throw new \InvalidArgumentException("The write high-water mark must be at least 1 byte, got {$highWaterMark}.");
+        }
+        stream_set_blocking($stream, false);
+        // Without this PHP may read ahead into its own buffer, which stream_select cannot see.
+        stream_set_read_buffer($stream, 0);
+        $this->stream = $stream;
+        $this->readHandler = function (): void {
+            $this->handleReadable();
+        };
+        $this->writeHandler = function (): void {
+            $this->flush();
+        };
+    }
+
+    /**
+     * @param \Closure(string): void $callback called with each chunk of bytes received
+     */
+    public function onData(\Closure $callback): void
+    {
+        $this->dataCallbacks[] = $callback;
+        $this->updateReadWatcher();
+    }
+
+    /**
+     * @param \Closure(): void $callback called once when the peer has closed its write side (EOF)
+     */
+    public function onEnd(\Closure $callback): void
+    {
+        $this->endCallbacks[] = $callback;
+    }
+
+    /**
+     * @param \Closure(?\Throwable): void $callback called once when the connection is fully
+     *                                              closed; the argument says why when it broke
+     */
+    public function onClose(\Closure $callback): void
+    {
+        if ($this->closed) {
+            $callback($this->closeReason);
+
+            return;
+        }
+        $this->closeCallbacks[] = $callback;
+    }
+
+    /**
+     * @param \Closure(): void $callback called when the write buffer has emptied after write()
+     *                                   returned false
+     */
+    public function onDrain(\Closure $callback): void
+    {
+        $this->drainCallbacks[] = $callback;
+    }
+
+    /**
+     * Stops reading: bytes stay in the kernel, and the peer is slowed down once its buffers fill.
+     */
+    public function pause(): void
+    {
+        $this->paused = true;
+        $this->updateReadWatcher();
+    }
+
+    public function resume(): void
+    {
+        $this->paused = false;
+        $this->updateReadWatcher();
+    }
+
+    public function isPaused(): bool
+    {
+        return $this->paused;
+    }
+
+    /**
+     * The next chunk of bytes, or null once the peer has closed its side (or the connection was
+     * closed). One read at a time; it reads even while the connection is pause()d.
+     *
+     * @return Future<?string>
+     */
+    public function read(): Future
+    {
+        if ($this->pendingRead !== null) {
+            throw new ReadPendingException('A read() on this connection is still pending: await it before calling read() again (one reader at a time).');
+        }
+        if ($this->closed || $this->readEnded) {
+            if ($this->closeReason !== null) {
+                return Future::rejected($this->loop, new ConnectionClosedException(
+                    'The connection broke before this read: ' . $this->closeReason->getMessage(),
+                    0,
+                    $this->closeReason,
+                ));
+            }
+
+            return Future::fulfilled($this->loop, null);
+        }
+        /** @var Deferred<?string> $deferred */
+        $deferred = new Deferred($this->loop);
+        $this->pendingRead = $deferred;
+        $this->updateReadWatcher();
+
+        return $deferred->future();
+    }
+
+    /**
+     * Queues $data for sending. Returns false when more than the high-water mark is now pending:
+     * stop writing until onDrain() fires (the data was still queued). Also false when the
+     * connection broke during this write: onClose() callbacks then got the reason.
+     *
+     * @throws ConnectionClosedException after close() or end(), or once the connection broke
+     */
+    public function write(string $data): bool
+    {
+        if ($this->closed || $this->ending) {
+            throw new ConnectionClosedException($this->closed
+                ? 'Cannot write: the connection is closed. Check isWritable() first, or listen to onClose().'
+                : 'Cannot write: end() was already called on this connection. Send the last bytes with end($data).');
+        }
+        if ($data === '') {
+            return !$this->aboveMark;
+        }
+        if ($this->buffer === '') {
+            $this->buffer = $data;
+            $this->flush();
+            if ($this->closed) {
+                return false;
+            }
+        } else {
+            $this->buffer .= $data;
+        }
+        if (\strlen($this->buffer) > $this->highWaterMark) {
+            $this->aboveMark = true;
+
+            return false;
+        }
+
+        return true;
+    }
+
+    /**
+     * Writes $data, then half-closes the write side once everything is flushed. Reading goes on
+     * until the peer closes too; then the connection closes. Calling it again does nothing.
+     */
+    public function end(?string $data = null): void
+    {
+        if ($this->closed || $this->ending) {
+            return;
+        }
+        if ($data !== null && $data !== '') {
+            $this->write($data);
+            if ($this->isClosed()) {
+                return;
+            }
+        }
+        $this->ending = true;
+        if ($this->buffer === '') {
+            $this->shutdownWrite();
+        }
+    }
+
+    /**
+     * Closes both directions at once. Bytes still in the write buffer are dropped: use end() to
+     * send them first.
+     */
+    public function close(): void
+    {
+        $this->closeWith(null);
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->closed;
+    }
+
+    /**
+     * Whether write() may be called (not closed, end() not called).
+     */
+    public function isWritable(): bool
+    {
+        return !$this->closed && !$this->ending;
+    }
+
+    /**
+     * Bytes queued by write() that the kernel has not taken yet.
+     */
+    public function bufferedBytes(): int
+    {
+        return \strlen($this->buffer);
+    }
+
+    /**
+     * This side's address: tcp://ip:port or unix:///path (null when the socket has no name).
+     */
+    public function localAddress(): ?string
+    {
+        if ($this->localAddress === null && !$this->closed) {
+            $this->localAddress = self::name($this->stream, false);
+        }
+
+        return $this->localAddress;
+    }
+
+    /**
+     * The peer's address: tcp://ip:port or unix:///path (null when the peer has no name, as for
+     * an unbound Unix client or a socket pair).
+     */
+    public function remoteAddress(): ?string
+    {
+        if ($this->remoteAddress === null && !$this->closed) {
+            $this->remoteAddress = self::name($this->stream, true);
+        }
+
+        return $this->remoteAddress;
+    }
+
+    /**
+     * @internal
+     *
+     * @param resource $stream
+     */
+    public static function name(mixed $stream, bool $remote): ?string
+    {
+        $meta = stream_get_meta_data($stream);
+        $name = @stream_socket_get_name($stream, $remote);
+        if ($name === false || $name === '' || $name === "\0") {
+            return null;
+        }
+        if ($meta['stream_type'] === 'unix_socket' || str_starts_with($name, '/')) {
+            return 'unix://' . $name;
+        }
+        $colon = strrpos($name, ':');
+        if ($colon !== false && str_contains(substr($name, 0, $colon), ':')) {
+            return 'tcp://[' . substr($name, 0, $colon) . ']' . substr($name, $colon);
+        }
+
+        return 'tcp://' . $name;
+    }
+
+    private function handleReadable(): void
+    {
+        $data = @fread($this->stream, self::CHUNK_SIZE);
+        if ($data === false) {
+            $this->closeWith(new ConnectionLostException('Reading from the connection failed: ' . self::lastError()));
+
+            return;
+        }
+        if ($data === '') {
+            if (feof($this->stream)) {
+                $this->handleEof();
+            }
+
+            return;
+        }
+        $read = $this->pendingRead;
+        if ($read !== null) {
+            $this->pendingRead = null;
+            $read->resolve($data);
+            $this->updateReadWatcher();
+        }
+        foreach ($this->dataCallbacks as $callback) {
+            $callback($data);
+            if ($this->closed) {
+                return;
+            }
+        }
+    }
+
+    private function handleEof(): void
+    {
+        $this->readEnded = true;
+        $this->updateReadWatcher();
+        $read = $this->pendingRead;
+        $this->pendingRead = null;
+        $read?->resolve(null);
+        $callbacks = $this->endCallbacks;
+        $this->endCallbacks = [];
+        foreach ($callbacks as $callback) {
+            $callback();
+        }
+        if ($this->closed) {
+            return;
+        }
+        if ($this->writeShut) {
+            $this->close();
+        } elseif ($callbacks === [] && $read === null) {
+            $this->end();
+        }
+    }
+
+    private function flush(): void
+    {
+        $written = @fwrite($this->stream, $this->buffer);
+        if ($written === false) {
+            $this->closeWith(new ConnectionLostException('Writing to the connection failed: ' . self::lastError()));
+
+            return;
+        }
+        if ($written === \strlen($this->buffer)) {
+            $this->buffer = '';
+        } elseif ($written > 0) {
+            $this->buffer = substr($this->buffer, $written);
+        }
+        if ($this->buffer !== '') {
+            $this->writeWatcher ??= $this->loop->onWritable($this->stream, $this->writeHandler);
+
+            return;
+        }
+        if ($this->writeWatcher !== null) {
+            $this->loop->cancel($this->writeWatcher);
+            $this->writeWatcher = null;
+        }
+        if ($this->ending) {
+            $this->shutdownWrite();
+            if ($this->closed) {
+                return;
+            }
+        }
+        if ($this->aboveMark) {
+            $this->aboveMark = false;
+            foreach ($this->drainCallbacks as $callback) {
+                $callback();
+                if ($this->closed) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private function shutdownWrite(): void
+    {
+        if ($this->writeShut) {
+            return;
+        }
+        $this->writeShut = true;
+        // Fails only when the peer is already gone; reading then reports EOF or an error.
+        @stream_socket_shutdown($this->stream, \STREAM_SHUT_WR);
+        if ($this->readEnded) {
+            $this->close();
+        }
+    }
+
+    private function updateReadWatcher(): void
+    {
+        $want = !$this->closed && !$this->readEnded
+            && ($this->pendingRead !== null || (!$this->paused && $this->dataCallbacks !== []));
+        if ($want && $this->readWatcher === null) {
+            $this->readWatcher = $this->loop->onReadable($this->stream, $this->readHandler);
+        } elseif (!$want && $this->readWatcher !== null) {
+            $this->loop->cancel($this->readWatcher);
+            $this->readWatcher = null;
+        }
+    }
+
+    private function closeWith(?\Throwable $reason): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->closed = true;
+        $this->closeReason = $reason;
+        // Watchers go before the stream: stream_select throws on a closed resource.
+        if ($this->readWatcher !== null) {
+            $this->loop->cancel($this->readWatcher);
+            $this->readWatcher = null;
+        }
+        if ($this->writeWatcher !== null) {
+            $this->loop->cancel($this->writeWatcher);
+            $this->writeWatcher = null;
+        }
+        $this->buffer = '';
+        fclose($this->stream);
+        $read = $this->pendingRead;
+        $this->pendingRead = null;
+        if ($read !== null) {
+            if ($reason === null) {
+                $read->resolve(null);
+            } else {
+                $read->reject(new ConnectionClosedException('The connection broke during a read: ' . $reason->getMessage(), 0, $reason));
+            }
+        }
+        $callbacks = $this->closeCallbacks;
+        $this->dataCallbacks = $this->endCallbacks = $this->drainCallbacks = $this->closeCallbacks = [];
+        foreach ($callbacks as $callback) {
+            try {
+                $callback($reason);
+            } catch (\Throwable $e) {
+                $this->loop->reportError($e);
+            }
+        }
+    }
+
+    private static function lastError(): string
+    {
+        $message = error_get_last()['message'] ?? 'unknown error';
+        $at = strpos($message, '): ');
+
+        return $at === false ? $message : substr($message, $at + 3);
+    }
+}

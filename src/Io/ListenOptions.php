@@ -1,0 +1,50 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Io;
+
+/**
+ * How a Listener listens.
+ *
+ * - backlog: the kernel's queue of connections not accepted yet (capped by net.core.somaxconn).
+ * - reusePort: SO_REUSEPORT, so that several worker processes can listen on the same port and the
+ *   kernel spreads connections over them.
+ * - maxConnections: open connections at most; at the cap the listener stops accepting (new
+ *   connections wait in the backlog) until one closes. It stays below 1024 because stream_select()
+ *   cannot watch descriptors past FD_SETSIZE.
+ * - tcpNoDelay: TCP_NODELAY on accepted connections (no Nagle delay for small writes).
+ * - acceptBatch: connections accepted at most per readiness event, so a burst cannot starve the
+ *   rest of the loop.
+ * - writeHighWaterMark: see Connection::write().
+ */
+final readonly class ListenOptions
+{
+    public const MAX_CONNECTIONS_LIMIT = 1000;
+
+    public function __construct(
+        public int $backlog = 511,
+        public bool $reusePort = false,
+        public int $maxConnections = 1000,
+        public bool $tcpNoDelay = false,
+        public int $acceptBatch = 64,
+        public int $writeHighWaterMark = Connection::DEFAULT_HIGH_WATER_MARK,
+    ) {
+        if ($backlog < 1) {
+            throw new \InvalidArgumentException("The listen backlog must be at least 1, got {$backlog}.");
+        }
+        if ($maxConnections < 1 || $maxConnections > self::MAX_CONNECTIONS_LIMIT) {
+            throw new \InvalidArgumentException(sprintf(
+                'maxConnections must be between 1 and %d (stream_select() cannot watch more than 1024 descriptors per process; run more worker processes instead), got %d.',
+                self::MAX_CONNECTIONS_LIMIT,
+                $maxConnections,
+            ));
+        }
+        if ($acceptBatch < 1) {
+            throw new \InvalidArgumentException("acceptBatch must be at least 1, got {$acceptBatch}.");
+        }
+        if ($writeHighWaterMark < 1) {
+            throw new \InvalidArgumentException("writeHighWaterMark must be at least 1 byte, got {$writeHighWaterMark}.");
+        }
+    }
+}

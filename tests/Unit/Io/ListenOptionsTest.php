@@ -1,0 +1,46 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Unit\Io;
+
+use Nexus\Io\Connection;
+use Nexus\Io\ListenOptions;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\TestCase;
+
+final class ListenOptionsTest extends TestCase
+{
+    public function testDefaults(): void
+    {
+        $options = new ListenOptions();
+        self::assertSame(511, $options->backlog);
+        self::assertFalse($options->reusePort);
+        self::assertSame(1000, $options->maxConnections);
+        self::assertFalse($options->tcpNoDelay);
+        self::assertSame(Connection::DEFAULT_HIGH_WATER_MARK, $options->writeHighWaterMark);
+    }
+
+    /**
+     * @return iterable<string, array{\Closure(): ListenOptions, string}>
+     */
+    public static function invalid(): iterable
+    {
+        yield 'backlog' => [static fn(): ListenOptions => new ListenOptions(backlog: 0), 'backlog'];
+        yield 'no connections' => [static fn(): ListenOptions => new ListenOptions(maxConnections: 0), 'maxConnections'];
+        yield 'past stream_select' => [static fn(): ListenOptions => new ListenOptions(maxConnections: 1024), '1024 descriptors'];
+        yield 'accept batch' => [static fn(): ListenOptions => new ListenOptions(acceptBatch: 0), 'acceptBatch'];
+        yield 'high-water mark' => [static fn(): ListenOptions => new ListenOptions(writeHighWaterMark: 0), 'writeHighWaterMark'];
+    }
+
+    /**
+     * @param \Closure(): ListenOptions $create
+     */
+    #[DataProvider('invalid')]
+    public function testRejectsInvalidValues(\Closure $create, string $message): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+        $this->expectExceptionMessage($message);
+        $create();
+    }
+}
