@@ -1,0 +1,116 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Http;
+
+/**
+ * An HTTP response to be serialized by {@see ResponseSerializer}. Header names keep the case
+ * given; Content-Length, Transfer-Encoding and Connection are framing and always computed by the
+ * serializer, so values set here for them are ignored.
+ */
+final readonly class Response
+{
+    private const TCHAR = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+    /**
+     * @param array<string, string|list<string>> $headers
+     */
+    public function __construct(
+        public int $status = 200,
+        public array $headers = [],
+        public string $body = '',
+    ) {
+        if ($status < 100 || $status > 599) {
+            throw new \InvalidArgumentException(\sprintf('Response status must be between 100 and 599, got %d.', $status));
+        }
+        foreach ($headers as $name => $value) {
+            self::assertField((string) $name, $value);
+        }
+    }
+
+    /** @param array<string, string|list<string>> $headers */
+    public static function text(string $body, int $status = 200, array $headers = []): self
+    {
+        return new self($status, ['Content-Type' => 'text/plain; charset=utf-8'] + $headers, $body);
+    }
+
+    /** @param array<string, string|list<string>> $headers */
+    public static function html(string $body, int $status = 200, array $headers = []): self
+    {
+        return new self($status, ['Content-Type' => 'text/html; charset=utf-8'] + $headers, $body);
+    }
+
+    /**
+     * @param array<string, string|list<string>> $headers
+     *
+     * @throws \JsonException when $data cannot be encoded
+     */
+    public static function json(mixed $data, int $status = 200, array $headers = []): self
+    {
+        $body = json_encode($data, \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE);
+
+        return new self($status, ['Content-Type' => 'application/json'] + $headers, $body);
+    }
+
+    /** @param array<string, string|list<string>> $headers */
+    public static function empty(int $status = 204, array $headers = []): self
+    {
+        return new self($status, $headers);
+    }
+
+    /**
+     * A copy with the header set, replacing any field of the same name in any case.
+     *
+     * @param string|list<string> $value
+     */
+    public function withHeader(string $name, string|array $value): self
+    {
+        $headers = [];
+        $lower = strtolower($name);
+        foreach ($this->headers as $existing => $existingValue) {
+            if (strtolower((string) $existing) !== $lower) {
+                $headers[$existing] = $existingValue;
+            }
+        }
+        $headers[$name] = $value;
+
+        return new self($this->status, $headers, $this->body);
+    }
+
+    public function withStatus(int $status): self
+    {
+        return new self($status, $this->headers, $this->body);
+    }
+
+    public function withBody(string $body): self
+    {
+        return new self($this->status, $this->headers, $body);
+    }
+
+    /** The field value, case-insensitive name, list values joined with ", "; null when absent. */
+    public function header(string $name): ?string
+    {
+        $lower = strtolower($name);
+        foreach ($this->headers as $existing => $value) {
+            if (strtolower((string) $existing) === $lower) {
+                return \is_array($value) ? implode(', ', $value) : $value;
+            }
+        }
+
+        return null;
+    }
+
+    /** @param string|list<string> $value */
+    private static function assertField(string $name, string|array $value): void
+    {
+        if ($name === '' || strspn($name, self::TCHAR) !== \strlen($name)) {
+            throw new \InvalidArgumentException(\sprintf('Response header name "%s" is not a valid token (RFC 9110 §5.1).', $name));
+        }
+        foreach ((array) $value as $item) {
+            if (strpbrk($item, "\r\n\0") !== false) {
+                throw new \InvalidArgumentException(\sprintf('Response header "%s" has a CR, LF or NUL in its value; remove it (header injection).', $name));
+            }
+        }
+    }
+}

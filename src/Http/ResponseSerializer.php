@@ -1,0 +1,87 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Http;
+
+/**
+ * Turns a {@see Response} into HTTP/1.1 bytes.
+ */
+final class ResponseSerializer
+{
+    /** The interim response to send when {@see Parser\RequestParser::needsContinue()} is true. */
+    public const CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n";
+
+    /** @var array<int, string> */
+    private static array $statusLines = [];
+
+    /**
+     * @param bool $keepAlive false adds "Connection: close"; the caller closes after writing
+     * @param string $date the Date value, normally {@see HttpDate::now()}; a Date header on the response wins
+     * @param bool $head answer to HEAD: same head as GET (Content-Length of the body), no body
+     * @param bool $chunked frame with Transfer-Encoding: chunked; a non-empty body becomes the first
+     *                      chunk, later chunks and the end come from {@see ChunkedEncoder}
+     * @param string $protocolVersion the request's version: an HTTP/1.0 client is told "Connection:
+     *                                keep-alive" explicitly and cannot receive chunked responses
+     */
+    public static function serialize(
+        Response $response,
+        bool $keepAlive,
+        string $date,
+        bool $head = false,
+        bool $chunked = false,
+        string $protocolVersion = '1.1',
+    ): string {
+        $status = $response->status;
+        $out = self::$statusLines[$status] ??= 'HTTP/1.1 ' . $status . ' ' . Status::reason($status) . "\r\n";
+
+        $hasDate = false;
+        foreach ($response->headers as $name => $value) {
+            $lower = strtolower((string) $name);
+            if ($lower === 'content-length' || $lower === 'transfer-encoding' || $lower === 'connection') {
+                continue;
+            }
+            if ($lower === 'date') {
+                $hasDate = true;
+            }
+            if (\is_array($value)) {
+                foreach ($value as $item) {
+                    $out .= $name . ': ' . $item . "\r\n";
+                }
+            } else {
+                $out .= $name . ': ' . $value . "\r\n";
+            }
+        }
+        if (!$hasDate) {
+            $out .= 'Date: ' . $date . "\r\n";
+        }
+
+        // RFC 9110 §6.4.1: 1xx, 204 and 304 never have content.
+        $noContent = $status < 200 || $status === 204 || $status === 304;
+        $body = $response->body;
+        if ($chunked && !$noContent) {
+            if ($protocolVersion === '1.0') {
+                throw new \LogicException('An HTTP/1.0 client cannot receive a chunked response; send it with Content-Length.');
+            }
+            $out .= "Transfer-Encoding: chunked\r\n";
+        } elseif (!$noContent) {
+            $out .= 'Content-Length: ' . \strlen($body) . "\r\n";
+        }
+
+        if (!$keepAlive) {
+            $out .= "Connection: close\r\n";
+        } elseif ($protocolVersion === '1.0') {
+            $out .= "Connection: keep-alive\r\n";
+        }
+        $out .= "\r\n";
+
+        if ($head || $noContent || $body === '') {
+            return $out;
+        }
+        if ($chunked) {
+            return $out . dechex(\strlen($body)) . "\r\n" . $body . "\r\n";
+        }
+
+        return $out . $body;
+    }
+}
