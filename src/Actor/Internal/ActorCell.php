@@ -359,6 +359,8 @@ final class ActorCell implements ActorContext, Runnable
     /**
      * Creates the behavior from the Props; false (the actor having failed or stopped) when that
      * did not leave it running.
+     *
+     * @phpstan-impure installs the handler, state and signal handler
      */
     private function incarnate(): bool
     {
