@@ -8,6 +8,9 @@ namespace Nexus\Http;
  * An HTTP response to be serialized by {@see ResponseSerializer}. Header names keep the case
  * given; Content-Length, Transfer-Encoding and Connection are framing and always computed by the
  * serializer, so values set here for them are ignored.
+ *
+ * A streamed response ({@see stream()}) has no body but a producer that the server calls once the
+ * head is sent; it is framed chunked for HTTP/1.1 and delimited by closing for HTTP/1.0.
  */
 final readonly class Response
 {
@@ -15,11 +18,13 @@ final readonly class Response
 
     /**
      * @param array<string, string|list<string>> $headers
+     * @param (\Closure(Server\ResponseStream): void)|null $producer set through {@see stream()}
      */
     public function __construct(
         public int $status = 200,
         public array $headers = [],
         public string $body = '',
+        public ?\Closure $producer = null,
     ) {
         if ($status < 100 || $status > 599) {
             throw new \InvalidArgumentException(\sprintf('Response status must be between 100 and 599, got %d.', $status));
@@ -27,6 +32,28 @@ final readonly class Response
         foreach ($headers as $name => $value) {
             self::assertField((string) $name, $value);
         }
+        if ($producer !== null && $body !== '') {
+            throw new \InvalidArgumentException('A streamed response has no fixed body: write everything through the producer, or drop the producer.');
+        }
+    }
+
+    /**
+     * A response whose body $producer writes piece by piece through ResponseStream::write(),
+     * returning when it is done. It runs in the request's fiber once the responses before it on
+     * the connection are sent, and write() waits while the client is slow to read. It is not
+     * called for HEAD, 1xx, 204 and 304.
+     *
+     * @param array<string, string|list<string>> $headers
+     * @param \Closure(Server\ResponseStream): void $producer
+     */
+    public static function stream(int $status, array $headers, \Closure $producer): self
+    {
+        return new self($status, $headers, '', $producer);
+    }
+
+    public function isStream(): bool
+    {
+        return $this->producer !== null;
     }
 
     /** @param array<string, string|list<string>> $headers */
@@ -75,14 +102,15 @@ final readonly class Response
         }
         $headers[$name] = $value;
 
-        return new self($this->status, $headers, $this->body);
+        return new self($this->status, $headers, $this->body, $this->producer);
     }
 
     public function withStatus(int $status): self
     {
-        return new self($status, $this->headers, $this->body);
+        return new self($status, $this->headers, $this->body, $this->producer);
     }
 
+    /** A copy with this fixed body; a streamed response becomes a plain one. */
     public function withBody(string $body): self
     {
         return new self($this->status, $this->headers, $body);

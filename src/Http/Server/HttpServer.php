@@ -1,0 +1,234 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Http\Server;
+
+use Nexus\Http\HttpDate;
+use Nexus\Http\RequestHandler;
+use Nexus\Http\Response;
+use Nexus\Http\ResponseSerializer;
+use Nexus\Io\Connection;
+use Nexus\Io\Exception\ListenException;
+use Nexus\Io\Listener;
+use Nexus\Io\ListenOptions;
+use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Future;
+use Nexus\Runtime\Loop;
+use Psr\Log\LoggerInterface;
+
+/**
+ * An HTTP/1.1 server on the loop: keep-alive, pipelining (responses in request order), chunked
+ * request bodies, streamed responses, 100-continue, limits and timeouts from ServerOptions.
+ *
+ * Each request runs as a Runnable on the loop's scheduler, so a handler that awaits (an actor's
+ * reply, a query) gets a fiber of its own while the other requests go on; a handler that does not
+ * wait costs no fiber at all.
+ */
+final class HttpServer
+{
+    /** @var list<Listener> */
+    private array $listeners = [];
+    /** @var array<int, ServerConnection> */
+    private array $connections = [];
+    private ?int $sweepTimer = null;
+    private ?int $stopTimer = null;
+    private bool $listenersPaused = false;
+    /** @var Deferred<null>|null */
+    private ?Deferred $stopped = null;
+    private int $served = 0;
+
+    public function __construct(
+        private readonly Loop $loop,
+        /** @internal */
+        public readonly RequestHandler $handler,
+        private readonly ServerOptions $options = new ServerOptions(),
+        /** @internal */
+        public readonly ?LoggerInterface $logger = null,
+    ) {}
+
+    /**
+     * Starts accepting on $address (tcp://127.0.0.1:8080, port 0 picks a free one, or
+     * unix:///path); may be called for several addresses. ServerOptions::$maxConnections caps the
+     * connections over all of them.
+     *
+     * @throws ListenException when the address cannot be bound
+     * @throws ServerStoppedException after stop()
+     */
+    public function listen(string $address, ListenOptions $listenOptions = new ListenOptions()): void
+    {
+        if ($this->stopped !== null) {
+            throw new ServerStoppedException("Cannot listen on {$address}: the server was stopped; create a new HttpServer.");
+        }
+        $listenOptions = new ListenOptions(
+            $listenOptions->backlog,
+            $listenOptions->reusePort,
+            min($listenOptions->maxConnections, $this->options->maxConnections),
+            $listenOptions->tcpNoDelay,
+            $listenOptions->acceptBatch,
+            $listenOptions->writeHighWaterMark,
+        );
+        $listener = Listener::listen($this->loop, $address, $listenOptions);
+        $listener->onConnection(function (Connection $connection): void {
+            $this->accept($connection);
+        });
+        $this->listeners[] = $listener;
+        if ($this->sweepTimer === null) {
+            $o = $this->options;
+            $interval = max(0.01, min(1.0, min($o->headerTimeout, $o->keepAliveTimeout, $o->lingerTimeout) / 4));
+            $this->sweepTimer = $this->loop->repeat($interval, function (): void {
+                $this->sweep();
+            });
+            $this->loop->unreference($this->sweepTimer);
+        }
+        if ($this->listenersPaused) {
+            $listener->pause();
+        }
+    }
+
+    /**
+     * The first address listened on, with the real port: tcp://127.0.0.1:40123.
+     */
+    public function address(): string
+    {
+        $listener = $this->listeners[0] ?? throw new \LogicException('The server is not listening yet: call listen() first.');
+
+        return $listener->address();
+    }
+
+    /**
+     * Every address listened on, in the order listen() was called.
+     *
+     * @return list<string>
+     */
+    public function addresses(): array
+    {
+        return array_map(static fn(Listener $listener): string => $listener->address(), $this->listeners);
+    }
+
+    public function connectionCount(): int
+    {
+        return \count($this->connections);
+    }
+
+    /**
+     * Responses written so far (including error responses such as 400 and 408).
+     */
+    public function requestsServed(): int
+    {
+        return $this->served;
+    }
+
+    /**
+     * Stops accepting (new connections are refused), lets the requests in progress finish and be
+     * written (their last response says Connection: close), closes idle connections at once and
+     * whatever is left after $deadline seconds. The future settles when every connection is
+     * closed. Calling it again returns the same future.
+     *
+     * @return Future<null>
+     */
+    public function stop(float $deadline = 10.0): Future
+    {
+        if ($this->stopped !== null) {
+            return $this->stopped->future();
+        }
+        /** @var Deferred<null> $stopped */
+        $stopped = new Deferred($this->loop);
+        $this->stopped = $stopped;
+        foreach ($this->listeners as $listener) {
+            $listener->close();
+        }
+        foreach ($this->connections as $connection) {
+            $connection->drain();
+        }
+        if ($this->connections === []) {
+            $this->settleStop();
+        } else {
+            $this->stopTimer = $this->loop->delay(max(0.0, $deadline), function (): void {
+                $this->stopTimer = null;
+                foreach ($this->connections as $connection) {
+                    $connection->close();
+                }
+            });
+        }
+
+        return $stopped->future();
+    }
+
+    /**
+     * @internal
+     */
+    public function dispatch(RequestTask $task): void
+    {
+        $this->loop->scheduler()->schedule($task);
+    }
+
+    /**
+     * @internal
+     */
+    public function countServed(): void
+    {
+        ++$this->served;
+    }
+
+    /**
+     * @internal
+     */
+    public function forget(ServerConnection $connection): void
+    {
+        unset($this->connections[spl_object_id($connection)]);
+        if ($this->stopped !== null) {
+            if ($this->connections === []) {
+                $this->settleStop();
+            }
+        } elseif ($this->listenersPaused && \count($this->connections) < $this->options->maxConnections) {
+            $this->listenersPaused = false;
+            foreach ($this->listeners as $listener) {
+                $listener->resume();
+            }
+        }
+    }
+
+    private function accept(Connection $connection): void
+    {
+        if (\count($this->connections) >= $this->options->maxConnections || $this->stopped !== null) {
+            // Another listener's accept batch got past the cap: refuse politely.
+            $connection->end(ResponseSerializer::serialize(Response::text("Service Unavailable\n", 503), false, HttpDate::now()));
+
+            return;
+        }
+        $server = new ServerConnection($this, $connection, $this->loop, $this->options);
+        if (!$server->isClosed()) {
+            $this->connections[spl_object_id($server)] = $server;
+        }
+        if (!$this->listenersPaused && \count($this->connections) >= $this->options->maxConnections) {
+            $this->listenersPaused = true;
+            foreach ($this->listeners as $listener) {
+                $listener->pause();
+            }
+        }
+    }
+
+    private function sweep(): void
+    {
+        $now = $this->loop->now();
+        foreach ($this->connections as $connection) {
+            if ($connection->deadline <= $now) {
+                $connection->expire($now);
+            }
+        }
+    }
+
+    private function settleStop(): void
+    {
+        if ($this->sweepTimer !== null) {
+            $this->loop->cancel($this->sweepTimer);
+            $this->sweepTimer = null;
+        }
+        if ($this->stopTimer !== null) {
+            $this->loop->cancel($this->stopTimer);
+            $this->stopTimer = null;
+        }
+        $this->stopped?->tryResolve(null);
+    }
+}

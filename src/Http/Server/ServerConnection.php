@@ -1,0 +1,457 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Http\Server;
+
+use Nexus\Http\HttpDate;
+use Nexus\Http\Parser\HttpParseException;
+use Nexus\Http\Parser\RequestParser;
+use Nexus\Http\Response;
+use Nexus\Http\ResponseSerializer;
+use Nexus\Http\Status;
+use Nexus\Io\Connection;
+use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Loop;
+
+/**
+ * The server side of one HTTP/1.x connection: parses requests as bytes arrive, hands each one to
+ * the scheduler as a RequestTask, and writes the responses strictly in request order. It never
+ * blocks: a slow client only ever holds up itself.
+ *
+ * @internal created by HttpServer
+ */
+final class ServerConnection
+{
+    private const WAIT_NONE = 0;
+    /** a request has begun and must be complete by the deadline (408) */
+    private const WAIT_REQUEST = 1;
+    /** nothing in progress; closed silently at the deadline */
+    private const WAIT_IDLE = 2;
+    /** answered and end()ed; closed hard at the deadline */
+    private const WAIT_LINGER = 3;
+
+    /** When the current wait runs out (INF: not waiting). Checked by the server's sweep timer. */
+    public float $deadline = \INF;
+
+    private readonly RequestParser $parser;
+    /** @var array<int, RequestTask> requests in progress, by sequence number */
+    private array $queue = [];
+    private int $head = 0;
+    private int $tail = 0;
+    private int $waiting = self::WAIT_NONE;
+    /** write-buffer size when the deadline was set: a client that reads slowly is not "idle" */
+    private int $pendingAtDeadline = 0;
+    /** the write buffer is above the high-water mark: reading waits for onDrain */
+    private bool $blocked = false;
+    /** no more requests are read (Connection: close, a bad request, or the server drains) */
+    private bool $closing = false;
+    /** the server is stopping: the last response in the queue closes the connection */
+    private bool $draining = false;
+    /** end() was called: input is read and discarded until the client closes */
+    private bool $ended = false;
+    private bool $peerEnded = false;
+    private bool $closed = false;
+    private bool $fresh = true;
+    private bool $readPaused = false;
+    private bool $continueOwed = false;
+    /** @var Deferred<bool>|null a streaming producer waiting for the write buffer to drain (false: it closed instead) */
+    private ?Deferred $drainWaiter = null;
+
+    public function __construct(
+        private readonly HttpServer $server,
+        private readonly Connection $connection,
+        private readonly Loop $loop,
+        private readonly ServerOptions $options,
+    ) {
+        $this->parser = new RequestParser($options->limits);
+        $connection->onData(function (string $data): void {
+            $this->received($data);
+        });
+        $connection->onEnd(function (): void {
+            $this->peerEnded = true;
+            $this->update();
+        });
+        $connection->onDrain(function (): void {
+            $this->drained();
+        });
+        $connection->onClose(function (): void {
+            $this->closed();
+        });
+        $this->update();
+    }
+
+    public function isClosed(): bool
+    {
+        return $this->closed;
+    }
+
+    /**
+     * Runs the handler of $task (in a scheduler fiber) and queues its response.
+     */
+    public function run(RequestTask $task): void
+    {
+        if ($this->closed || $task->request === null) {
+            return;
+        }
+        $request = $task->request;
+        try {
+            $response = $this->server->handler->handle($request);
+        } catch (\Throwable $e) {
+            $this->server->logger?->error('The request handler threw for {method} {path}: {message}', [
+                'method' => $request->method(),
+                'path' => $request->path(),
+                'message' => $e->getMessage(),
+                'exception' => $e,
+            ]);
+            $response = Response::text("Internal Server Error\n", 500);
+        }
+        if ($response->status < 200) {
+            // A 1xx would be taken as interim and leave the client waiting for a final answer.
+            $this->server->logger?->error('The request handler answered {method} {path} with {status}; only the server sends 1xx responses.', [
+                'method' => $request->method(),
+                'path' => $request->path(),
+                'status' => $response->status,
+            ]);
+            $response = Response::text("Internal Server Error\n", 500);
+        }
+        $task->response = $response;
+        if ($response->producer === null || $task->head || $response->status === 204 || $response->status === 304) {
+            if (!$this->connection->isClosed() && $this->queue[$this->head] === $task) {
+                $this->flush();
+            }
+
+            return;
+        }
+        $task->streamed = true;
+        $this->stream($task, $response->producer);
+    }
+
+    /**
+     * @internal for ResponseStream
+     */
+    public function streamWrite(string $bytes): void
+    {
+        if ($this->closed) {
+            throw new StreamClosedException('The client has gone away; stop writing this response.');
+        }
+        if ($this->connection->write($bytes) || $this->connection->isClosed()) {
+            return;
+        }
+        /** @var Deferred<bool> $waiter */
+        $waiter = new Deferred($this->loop);
+        $this->drainWaiter = $waiter;
+        if (!$waiter->future()->await()) {
+            throw new StreamClosedException('The client went away while the response was streaming; stop writing it.');
+        }
+    }
+
+    /**
+     * The server stops: finish what is in progress, take no more requests.
+     */
+    public function drain(): void
+    {
+        $this->draining = true;
+        $this->closing = true;
+        if ($this->head === $this->tail && !$this->ended) {
+            // end(), not close(): a response may still be on its way to a slow reader.
+            $this->finish();
+
+            return;
+        }
+        $this->update();
+    }
+
+    public function close(): void
+    {
+        $this->connection->close();
+    }
+
+    /**
+     * Called by the server's sweep timer once $deadline has passed.
+     */
+    public function expire(float $now): void
+    {
+        $pending = $this->connection->bufferedBytes();
+        if ($pending > 0 && $pending < $this->pendingAtDeadline) {
+            // Still sending to a client that reads, just slowly: give it another period.
+            $this->pendingAtDeadline = $pending;
+            $this->deadline = $now + ($this->waiting === self::WAIT_LINGER ? $this->options->lingerTimeout : $this->options->keepAliveTimeout);
+
+            return;
+        }
+        if ($this->waiting === self::WAIT_REQUEST) {
+            $this->reject(408);
+        } else {
+            $this->connection->close();
+        }
+    }
+
+    private function received(string $data): void
+    {
+        if ($this->ended) {
+            return;
+        }
+        $this->parser->feed($data);
+        $this->parse();
+    }
+
+    private function parse(): void
+    {
+        $max = $this->options->maxPipelined;
+        while (!$this->closing && $this->tail - $this->head < $max) {
+            try {
+                $request = $this->parser->next();
+            } catch (HttpParseException $e) {
+                $this->reject($e->status);
+
+                return;
+            }
+            if ($request === null) {
+                if ($this->parser->needsContinue()) {
+                    if ($this->head === $this->tail) {
+                        $this->connection->write(ResponseSerializer::CONTINUE);
+                    } else {
+                        $this->continueOwed = true;
+                    }
+                }
+                break;
+            }
+            $this->fresh = false;
+            $keepAlive = $request->keepAlive();
+            $task = new RequestTask($this, $request, $keepAlive, $request->method() === 'HEAD', $request->protocolVersion());
+            $this->queue[$this->tail++] = $task;
+            if (!$keepAlive) {
+                $this->closing = true;
+            }
+            $this->server->dispatch($task);
+        }
+        $this->update();
+    }
+
+    /**
+     * Answers with $status and closes once the answer (and everything before it) is sent.
+     */
+    private function reject(int $status): void
+    {
+        $this->closing = true;
+        $this->fresh = false;
+        $task = new RequestTask($this, null, false, false, '1.1');
+        $task->response = Response::text(Status::reason($status) . "\n", $status);
+        $this->queue[$this->tail++] = $task;
+        if ($this->head + 1 === $this->tail) {
+            $this->flush();
+        } else {
+            $this->update();
+        }
+    }
+
+    /**
+     * Writes the finished responses at the front of the queue, in order.
+     */
+    private function flush(): void
+    {
+        while ($this->head < $this->tail) {
+            $task = $this->queue[$this->head];
+            $response = $task->response;
+            if ($response === null) {
+                break;
+            }
+            if ($task->streamed) {
+                // Its producer writes it, in the task's own fiber.
+                $turn = $task->turn;
+                if ($turn !== null) {
+                    $task->turn = null;
+                    $turn->resolve(null);
+                }
+
+                return;
+            }
+            $keepAlive = $task->keepAlive && !($this->draining && $this->head + 1 === $this->tail);
+            if ($response->producer === null) {
+                $bytes = ResponseSerializer::serialize($response, $keepAlive, HttpDate::now(), $task->head, false, $task->protocolVersion);
+            } else {
+                $bytes = $this->streamHead($response, $keepAlive, $task->head, $task->protocolVersion);
+                $keepAlive = $keepAlive && $task->protocolVersion !== '1.0';
+            }
+            unset($this->queue[$this->head++]);
+            $this->server->countServed();
+            if (!$this->connection->write($bytes)) {
+                if ($this->closed) {
+                    return;
+                }
+                $this->blocked = true;
+            }
+            if (!$keepAlive) {
+                $this->finish();
+
+                return;
+            }
+        }
+        if ($this->head === $this->tail && $this->continueOwed) {
+            $this->continueOwed = false;
+            $this->connection->write(ResponseSerializer::CONTINUE);
+        }
+        if ($this->closing || $this->blocked || $this->parser->bufferedBytes() === 0) {
+            $this->update();
+        } else {
+            $this->parse();
+        }
+    }
+
+    /**
+     * @param \Closure(ResponseStream): void $producer
+     */
+    private function stream(RequestTask $task, \Closure $producer): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        if ($this->queue[$this->head] !== $task) {
+            /** @var Deferred<null> $turn */
+            $turn = new Deferred($this->loop);
+            $task->turn = $turn;
+            $turn->future()->await();
+            if ($this->connection->isClosed()) {
+                return;
+            }
+        }
+        \assert($task->response !== null);
+        $chunked = $task->protocolVersion !== '1.0';
+        $keepAlive = $chunked && $task->keepAlive && !($this->draining && $this->head + 1 === $this->tail);
+        if (!$this->connection->write($this->streamHead($task->response, $keepAlive, false, $task->protocolVersion))) {
+            $this->blocked = !$this->connection->isClosed();
+        }
+        try {
+            $producer(new ResponseStream($this, $chunked));
+            if ($chunked) {
+                $this->streamWrite("0\r\n\r\n");
+            }
+        } catch (StreamClosedException) {
+            return;
+        } catch (\Throwable $e) {
+            // The head is out: the only way left to tell the client the body is broken is to
+            // cut the connection before the last chunk.
+            $this->server->logger?->error('A streamed response failed half-way; closing its connection: {message}', [
+                'message' => $e->getMessage(),
+                'exception' => $e,
+            ]);
+            $this->connection->close();
+
+            return;
+        }
+        if ($this->closed) {
+            return;
+        }
+        unset($this->queue[$this->head++]);
+        $this->server->countServed();
+        if ($keepAlive) {
+            $this->flush();
+        } else {
+            $this->finish();
+        }
+    }
+
+    private function streamHead(Response $response, bool $keepAlive, bool $head, string $protocolVersion): string
+    {
+        if ($protocolVersion !== '1.0') {
+            return ResponseSerializer::serialize($response, $keepAlive, HttpDate::now(), $head, true, $protocolVersion);
+        }
+
+        // HTTP/1.0 has no chunking: the body ends when the connection does, so no Content-Length.
+        return str_replace(
+            "\r\nContent-Length: 0\r\n",
+            "\r\n",
+            ResponseSerializer::serialize($response, false, HttpDate::now(), $head, false, '1.0'),
+        );
+    }
+
+    /**
+     * The last response is queued: half-close once it is sent, discard whatever else arrives.
+     */
+    private function finish(): void
+    {
+        $this->ended = true;
+        $this->closing = true;
+        $this->connection->end();
+        $this->update();
+    }
+
+    private function drained(): void
+    {
+        $this->blocked = false;
+        $waiter = $this->drainWaiter;
+        if ($waiter !== null) {
+            $this->drainWaiter = null;
+            $waiter->resolve(true);
+        }
+        if (!$this->closing && $this->parser->bufferedBytes() > 0) {
+            $this->parse();
+        } else {
+            $this->update();
+        }
+    }
+
+    private function closed(): void
+    {
+        $this->closed = true;
+        $this->deadline = \INF;
+        $waiter = $this->drainWaiter;
+        $this->drainWaiter = null;
+        $waiter?->resolve(false);
+        foreach ($this->queue as $task) {
+            $turn = $task->turn;
+            $task->turn = null;
+            $turn?->resolve(null);
+        }
+        $this->queue = [];
+        $this->server->forget($this);
+    }
+
+    /**
+     * Brings reading and the deadline in line with the state.
+     */
+    private function update(): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $inFlight = $this->tail - $this->head;
+        if ($this->peerEnded && $inFlight === 0 && !$this->ended) {
+            // The client has sent all it will; anything incomplete in the parser never finishes.
+            $this->ended = true;
+            $this->connection->end();
+            if ($this->connection->isClosed()) {
+                return;
+            }
+        }
+        $read = $this->ended || (!$this->closing && !$this->blocked && $inFlight < $this->options->maxPipelined);
+        if ($read === $this->readPaused) {
+            $this->readPaused = !$read;
+            if ($read) {
+                $this->connection->resume();
+            } else {
+                $this->connection->pause();
+            }
+        }
+        if ($this->ended) {
+            $this->wait(self::WAIT_LINGER, $this->options->lingerTimeout);
+        } elseif ($inFlight > 0) {
+            $this->waiting = self::WAIT_NONE;
+            $this->deadline = \INF;
+        } elseif ($this->parser->bufferedBytes() > 0) {
+            $this->wait(self::WAIT_REQUEST, $this->options->headerTimeout);
+        } else {
+            $this->wait(self::WAIT_IDLE, $this->fresh ? $this->options->headerTimeout : $this->options->keepAliveTimeout);
+        }
+    }
+
+    private function wait(int $kind, float $timeout): void
+    {
+        if ($this->waiting !== $kind) {
+            $this->waiting = $kind;
+            $this->deadline = $this->loop->now() + $timeout;
+            $this->pendingAtDeadline = $this->connection->bufferedBytes();
+        }
+    }
+}
