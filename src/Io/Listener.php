@@ -174,8 +174,8 @@ final class Listener
 
                 continue;
             }
-            if ($this->closed) {
-                return;
+            if ($this->closed || $this->paused) {
+                return; // a connection callback closed or paused this listener
             }
         }
         $this->updateWatcher();

@@ -91,6 +91,8 @@ final class Future
      * Waits for the value. Throws the failure the future was rejected with, or a TimeoutException
      * when $timeout seconds pass first (the future itself is left as it is).
      *
+     * @phpstan-impure the world moves on while it waits
+     *
      * @return T
      */
     public function await(?float $timeout = null): mixed
