@@ -2,7 +2,8 @@
 #
 #   make setup      install/verify toolchain + Composer deps (idempotent)
 #   make test       style check, static analysis, all PHPUnit suites (what CI runs)
-#   make run        run the demo (php bin/nexus demo)
+#   make run        run the demo server on 127.0.0.1:8080 (php bin/nexus serve)
+#   make demo       run the actor demo (php bin/nexus demo)
 #   make style-fix  rewrite code to the project style
 #   make analyse    PHPStan only
 #   make unit       PHPUnit only (all suites)
@@ -26,13 +27,14 @@ STAMP := vendor/.installed
 export COMPOSER_ALLOW_SUPERUSER := 1
 export DEBIAN_FRONTEND := noninteractive
 
-.PHONY: help setup test run style-fix analyse unit
+.PHONY: help setup test run demo style-fix analyse unit
 
 help:
 	@echo "Targets:"
 	@echo "  setup      check PHP >= 8.2, composer, PHP extensions; composer install when composer.json changed"
 	@echo "  test       ==> style (php-cs-fixer check), ==> static analysis (phpstan), ==> tests (phpunit)"
-	@echo "  run        php bin/nexus demo"
+	@echo "  run        the demo server on 127.0.0.1:8080 (php bin/nexus serve)"
+	@echo "  demo       the actor demo (php bin/nexus demo), exits by itself"
 	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
 	@echo "  analyse    phpstan only"
 	@echo "  unit       phpunit only (all suites)"
@@ -105,10 +107,15 @@ test: setup
 	@echo "test: ok (style, static analysis, tests)"
 
 run: setup
-	@echo "==> run: php bin/nexus demo"
+	@echo "==> run: the demo server on http://127.0.0.1:8080 (php bin/nexus serve; Ctrl+C stops it)"
 	@[ -f bin/nexus ] || { echo "FAILED: run — bin/nexus does not exist" >&2; exit 1; }
+	@$(PHP) bin/nexus serve --host=127.0.0.1 --port=8080 \
+	  || { echo "FAILED: run (php bin/nexus serve)" >&2; exit 1; }
+
+demo: setup
+	@echo "==> demo: php bin/nexus demo (supervision and ask, exits by itself)"
 	@$(PHP) bin/nexus demo \
-	  || { echo "FAILED: run (php bin/nexus demo)" >&2; exit 1; }
+	  || { echo "FAILED: demo (php bin/nexus demo)" >&2; exit 1; }
 
 style-fix: setup
 	@echo "==> style-fix (php-cs-fixer fix: rewrites files in place)"

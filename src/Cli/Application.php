@@ -32,7 +32,7 @@ final class Application
      */
     public static function createDefault(): self
     {
-        return new self(new DemoCommand());
+        return new self(new DemoCommand(), new ServeCommand());
     }
 
     public function add(Command $command): void
@@ -189,6 +189,10 @@ final class Application
 
     private function commandHelp(Command $command): string
     {
+        if ($command instanceof HasUsage) {
+            return $command->description() . "\n\n" . $command->usage();
+        }
+
         return sprintf("%s\n\nUsage:\n  %s %s\n", $command->description(), self::BINARY, $command->name());
     }
 

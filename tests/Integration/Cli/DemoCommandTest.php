@@ -43,8 +43,9 @@ final class DemoCommandTest extends TestCase
 
             self::assertSame(0, $run->exitCode, $run->describe());
             self::assertSame('', $run->stderr, $run->describe());
-            self::assertMatchesRegularExpression('/^  demo  \S/m', $run->stdout, $run->describe());
-            self::assertMatchesRegularExpression('/^  help  \S/m', $run->stdout, $run->describe());
+            self::assertMatchesRegularExpression('/^  demo +\S/m', $run->stdout, $run->describe());
+            self::assertMatchesRegularExpression('/^  help +\S/m', $run->stdout, $run->describe());
+            self::assertMatchesRegularExpression('/^  serve +\S/m', $run->stdout, $run->describe());
             self::assertStringContainsString('Usage:', $run->stdout);
         }
     }
@@ -72,7 +73,7 @@ final class DemoCommandTest extends TestCase
         self::assertSame(2, $run->exitCode, $run->describe());
         self::assertSame('', $run->stdout, $run->describe());
         self::assertStringStartsWith("nexus: unknown command 'nope'.", $run->stderr);
-        self::assertMatchesRegularExpression('/^  demo  \S/m', $run->stderr, 'The usage follows the error.');
+        self::assertMatchesRegularExpression('/^  demo +\S/m', $run->stderr, 'The usage follows the error.');
     }
 
     public function testNoCommandIsAUsageError(): void

@@ -1,0 +1,37 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Cli;
+
+use Nexus\Actor\ActorSystem;
+use Nexus\Http\Application;
+
+/**
+ * Loads an application file: a PHP file that returns
+ * fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system): void.
+ */
+final class AppFile
+{
+    /**
+     * @return \Closure(Application, ActorSystem): void
+     */
+    public static function load(string $path): \Closure
+    {
+        if (!is_file($path) || !is_readable($path)) {
+            throw new UsageException("The application file '{$path}' does not exist or cannot be read.");
+        }
+        $configure = (static fn(string $file): mixed => require $file)($path);
+        if (!$configure instanceof \Closure) {
+            throw new UsageException(sprintf(
+                "The application file '%s' must return a closure fn(Nexus\\Http\\Application \$app, Nexus\\Actor\\ActorSystem \$system): void, but it returned %s.",
+                $path,
+                get_debug_type($configure),
+            ));
+        }
+
+        return static function (Application $app, ActorSystem $system) use ($configure): void {
+            $configure($app, $system);
+        };
+    }
+}

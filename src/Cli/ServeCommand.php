@@ -1,0 +1,132 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Cli;
+
+use Nexus\Actor\ActorSystem;
+use Nexus\Http\Application;
+use Nexus\Http\Server\HttpServer;
+use Nexus\Http\Server\ServerOptions;
+use Nexus\Io\Exception\ListenException;
+use Nexus\Io\ListenOptions;
+use Nexus\Log\StderrLogger;
+use Nexus\Runtime\Loop;
+
+/**
+ * `nexus serve [APP_FILE] --host=127.0.0.1 --port=8080 --workers=1 [--no-jit]`
+ *
+ * Serves an application over HTTP/1.1 until SIGINT or SIGTERM, then stops gracefully: no new
+ * connections, requests in flight finish (10 s at most), then the actor system shuts down.
+ *
+ * An application file returns a closure that declares routes and starts actors:
+ *
+ *     return static function (Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system): void {
+ *         $app->get('/', fn() => 'Hello');
+ *     };
+ */
+final class ServeCommand implements Command, HasUsage
+{
+    private const STOP_DEADLINE = 10.0;
+
+    public function name(): string
+    {
+        return 'serve';
+    }
+
+    public function description(): string
+    {
+        return 'Serve an application (default: the demo app) over HTTP/1.1';
+    }
+
+    public function run(array $args, $stdout, $stderr): int
+    {
+        $options = ServeOptions::parse($args);
+        if ($options->help) {
+            fwrite($stdout, $this->usage());
+
+            return self::SUCCESS;
+        }
+        if ($options->jit) {
+            $problem = JitReexec::ensure(self::commandLine());
+            if ($problem !== null) {
+                fwrite($stderr, "nexus serve: {$problem}\n");
+            }
+        }
+        $configure = $options->appFile === null
+            ? DemoApp::configure(...)
+            : AppFile::load($options->appFile);
+
+        $loop = new Loop();
+        $logger = new StderrLogger();
+        $system = new ActorSystem('nexus', $logger, $loop);
+        $app = new Application($system, logger: $logger);
+        $configure($app, $system);
+        $server = new HttpServer($loop, $app->handler(), new ServerOptions(), $logger);
+        try {
+            $server->listen("tcp://{$options->host}:{$options->port}", new ListenOptions(tcpNoDelay: true));
+        } catch (ListenException $e) {
+            fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
+
+            return self::FAILURE;
+        }
+
+        $stopping = false;
+        $stop = static function (int $signal) use (&$stopping, $server, $system, $stdout): void {
+            if ($stopping) {
+                return;
+            }
+            $stopping = true;
+            fwrite($stdout, sprintf("Signal %d: stopping (requests in flight get %.0f s to finish).\n", $signal, self::STOP_DEADLINE));
+            $server->stop(self::STOP_DEADLINE)->onSettle(static function () use ($system): void {
+                $system->shutdown();
+            });
+        };
+        $watchers = [$loop->onSignal(\SIGINT, $stop), $loop->onSignal(\SIGTERM, $stop)];
+
+        fwrite($stdout, sprintf(
+            "Nexus is serving %s on %s (1 worker, %s). Stop it with Ctrl+C.\n",
+            $options->appFile ?? 'the demo app',
+            str_replace('tcp://', 'http://', $server->address()),
+            JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
+        ));
+        $system->run();
+        foreach ($watchers as $watcher) {
+            $loop->cancel($watcher);
+        }
+        fwrite($stdout, "Stopped.\n");
+
+        return self::SUCCESS;
+    }
+
+    public function usage(): string
+    {
+        return <<<'TXT'
+            Usage: nexus serve [APP_FILE] [--host=127.0.0.1] [--port=8080] [--workers=1] [--no-jit]
+
+              APP_FILE     a PHP file returning fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system): void
+                           (default: the demo app: GET /, GET /hello/{name}, POST /echo, counters)
+              --host       address to listen on (default 127.0.0.1)
+              --port       port to listen on (default 8080; 0 picks a free one)
+              --workers    worker processes; only 1 until the worker pool is built
+              --no-jit     do not restart PHP with OPcache and the tracing JIT
+
+            SIGINT or SIGTERM stops the server gracefully.
+
+            TXT;
+    }
+
+    /**
+     * @return list<string>
+     */
+    private static function commandLine(): array
+    {
+        $argv = $_SERVER['argv'] ?? [];
+        $line = [];
+        foreach (\is_array($argv) ? $argv : [] as $arg) {
+            $line[] = \is_string($arg) ? $arg : '';
+        }
+
+        return $line;
+    }
+}

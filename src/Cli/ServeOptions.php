@@ -1,0 +1,62 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Cli;
+
+/**
+ * The command line of `nexus serve`, checked.
+ */
+final class ServeOptions
+{
+    private function __construct(
+        public readonly ?string $appFile,
+        public readonly string $host,
+        public readonly int $port,
+        public readonly bool $jit,
+        public readonly bool $help,
+    ) {}
+
+    /**
+     * @param list<string> $args
+     */
+    public static function parse(array $args): self
+    {
+        $appFile = null;
+        $host = '127.0.0.1';
+        $port = 8080;
+        $jit = true;
+        $help = false;
+        foreach ($args as $arg) {
+            if ($arg === '--help' || $arg === '-h') {
+                $help = true;
+            } elseif ($arg === '--no-jit') {
+                $jit = false;
+            } elseif (str_starts_with($arg, '--host=')) {
+                $host = substr($arg, 7);
+                if ($host === '' || filter_var(trim($host, '[]'), \FILTER_VALIDATE_IP) === false) {
+                    throw new UsageException("--host must be an IP address such as 127.0.0.1 or [::1], got '{$host}'.");
+                }
+            } elseif (str_starts_with($arg, '--port=')) {
+                $value = substr($arg, 7);
+                if (!ctype_digit($value) || (int) $value > 65535) {
+                    throw new UsageException("--port must be a number from 0 to 65535, got '{$value}'.");
+                }
+                $port = (int) $value;
+            } elseif (str_starts_with($arg, '--workers=')) {
+                $value = substr($arg, 10);
+                if ($value !== '1') {
+                    throw new UsageException("--workers={$value}: only one worker is supported until the worker pool is built; use --workers=1.");
+                }
+            } elseif (str_starts_with($arg, '-')) {
+                throw new UsageException("Unknown option '{$arg}'. See: nexus serve --help");
+            } elseif ($appFile === null) {
+                $appFile = $arg;
+            } else {
+                throw new UsageException("Only one application file can be served, got '{$appFile}' and '{$arg}'.");
+            }
+        }
+
+        return new self($appFile, $host, $port, $jit, $help);
+    }
+}

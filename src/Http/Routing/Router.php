@@ -1,0 +1,231 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Http\Routing;
+
+use Nexus\Http\Handler\Problem;
+use Nexus\Http\Request;
+use Nexus\Http\RequestHandler;
+use Nexus\Http\Response;
+
+/**
+ * Matches a request to a route and calls its pipeline. Built once at boot:
+ * - static paths in a hash map [path][method], tried first for paths without "%";
+ * - every route in a segment trie per method, where only constrained parameters use a regex.
+ * The path is split on "/" before percent-decoding, so "%2F" stays inside its segment.
+ * Unmatched paths get 404, paths matched under other methods 405 with Allow (OPTIONS: 204 + Allow),
+ * malformed percent-encoding 400. Matched parameters go to $request->attributes[Router::PARAMS].
+ */
+final class Router implements RequestHandler
+{
+    public const PARAMS = 'route_params';
+
+    private const METHOD_ORDER = ['GET' => 0, 'HEAD' => 1, 'POST' => 2, 'PUT' => 3, 'PATCH' => 4, 'DELETE' => 5, 'OPTIONS' => 6];
+
+    /**
+     * @param array<string, array<string, RequestHandler>> $static
+     * @param array<string, TrieNode> $tries
+     */
+    private function __construct(
+        private readonly array $static,
+        private readonly array $tries,
+    ) {}
+
+    /**
+     * A GET route also answers HEAD unless a HEAD route with the same pattern shape exists.
+     *
+     * @param list<RouteTarget> $routes
+     *
+     * @throws RouteDefinitionException on two routes with the same method and pattern shape
+     */
+    public static function compile(array $routes): self
+    {
+        $seen = [];
+        $entries = [];
+        foreach ($routes as $route) {
+            foreach ($route->methods as $method) {
+                $key = $method . ' ' . $route->pattern->shape();
+                if (isset($seen[$key])) {
+                    throw new RouteDefinitionException(\sprintf('Route %s duplicates route %s: both match %s %s; remove one or change its pattern.', $route->label, $seen[$key], $method, $route->pattern->pattern));
+                }
+                $seen[$key] = $route->label;
+                $entries[] = [$method, $route];
+            }
+        }
+        foreach ($routes as $route) {
+            if (\in_array('GET', $route->methods, true) && !isset($seen['HEAD ' . $route->pattern->shape()])) {
+                $seen['HEAD ' . $route->pattern->shape()] = $route->label;
+                $entries[] = ['HEAD', $route];
+            }
+        }
+
+        $static = [];
+        $tries = [];
+        foreach ($entries as [$method, $route]) {
+            $pattern = $route->pattern;
+            if ($pattern->isStatic()) {
+                $static[$pattern->pattern][$method] = $route->handler;
+            }
+            $node = $tries[$method] ??= new TrieNode();
+            $leaf = new RouteLeaf($route->handler, $pattern->names);
+            foreach ($pattern->segments as $segment) {
+                if ($segment->kind === SegmentKind::Rest) {
+                    $node->rest[$segment->source ?? '.+'] = $leaf;
+                    continue 2;
+                }
+                if ($segment->kind === SegmentKind::Literal) {
+                    $node = $node->literals[$segment->value] ??= new TrieNode();
+                } elseif ($segment->regex !== null) {
+                    $node = $node->constrained[$segment->regex] ??= new TrieNode();
+                } else {
+                    $node = $node->param ??= new TrieNode();
+                }
+            }
+            $node->leaf = $leaf;
+        }
+
+        return new self($static, $tries);
+    }
+
+    public function handle(Request $request): Response
+    {
+        $path = $request->path();
+        $method = $request->method();
+        if (!str_contains($path, '%')) {
+            $handler = $this->static[$path][$method] ?? null;
+            if ($handler !== null) {
+                return $handler->handle($request);
+            }
+            if ($path === '' || $path[0] !== '/') {
+                return Problem::response(404, 'No route matches this path.', $path);
+            }
+            $segments = explode('/', substr($path, 1));
+        } else {
+            if ($path[0] !== '/') {
+                return Problem::response(404, 'No route matches this path.', $path);
+            }
+            if (preg_match('/%(?![0-9A-Fa-f]{2})/', $path) === 1) {
+                return Problem::response(400, 'The path has malformed percent-encoding: "%" must be followed by two hex digits.', $path);
+            }
+            $segments = array_map(rawurldecode(...), explode('/', substr($path, 1)));
+        }
+
+        $trie = $this->tries[$method] ?? null;
+        if ($trie !== null) {
+            $values = [];
+            $leaf = self::walk($trie, $segments, 0, \count($segments), $values);
+            if ($leaf !== null) {
+                $request->attributes[self::PARAMS] = $leaf->names === [] ? [] : array_combine($leaf->names, $values);
+
+                return $leaf->handler->handle($request);
+            }
+        }
+
+        return $this->unmatched($method, $segments, $path);
+    }
+
+    /**
+     * Methods that have a route for this raw path, in the usual order.
+     *
+     * @return list<string>
+     */
+    public function allowedMethods(string $path): array
+    {
+        if ($path === '' || $path[0] !== '/' || preg_match('/%(?![0-9A-Fa-f]{2})/', $path) === 1) {
+            return [];
+        }
+
+        return $this->allowed(array_map(rawurldecode(...), explode('/', substr($path, 1))));
+    }
+
+    /** @param list<string> $segments */
+    private function unmatched(string $method, array $segments, string $path): Response
+    {
+        $allowed = $this->allowed($segments);
+        if ($allowed === []) {
+            return Problem::response(404, 'No route matches this path.', $path);
+        }
+        if ($method === 'OPTIONS') {
+            $allowed[] = 'OPTIONS';
+
+            return Response::empty(204, ['Allow' => implode(', ', $allowed)]);
+        }
+
+        return Problem::response(
+            405,
+            \sprintf('%s is not allowed here; allowed: %s.', $method, implode(', ', $allowed)),
+            $path,
+            headers: ['Allow' => implode(', ', $allowed)],
+        );
+    }
+
+    /**
+     * @param list<string> $segments
+     *
+     * @return list<string>
+     */
+    private function allowed(array $segments): array
+    {
+        $allowed = [];
+        foreach ($this->tries as $method => $trie) {
+            $values = [];
+            if (self::walk($trie, $segments, 0, \count($segments), $values) !== null) {
+                $allowed[] = (string) $method;
+            }
+        }
+        usort($allowed, static fn(string $a, string $b): int => [self::METHOD_ORDER[$a] ?? 99, $a] <=> [self::METHOD_ORDER[$b] ?? 99, $b]);
+
+        return $allowed;
+    }
+
+    /**
+     * Depth-first: literal child, then constrained parameters, then `{name}`, then rest parameters,
+     * backtracking when a branch fails further down.
+     *
+     * @param list<string> $segments
+     * @param list<string> $values the parameter values collected so far
+     */
+    private static function walk(TrieNode $node, array $segments, int $i, int $count, array &$values): ?RouteLeaf
+    {
+        if ($i === $count) {
+            return $node->leaf;
+        }
+        $segment = $segments[$i];
+        $child = $node->literals[$segment] ?? null;
+        if ($child !== null) {
+            $leaf = self::walk($child, $segments, $i + 1, $count, $values);
+            if ($leaf !== null) {
+                return $leaf;
+            }
+        }
+        foreach ($node->constrained as $regex => $child) {
+            if (preg_match((string) $regex, $segment) === 1) {
+                $values[] = $segment;
+                $leaf = self::walk($child, $segments, $i + 1, $count, $values);
+                if ($leaf !== null) {
+                    return $leaf;
+                }
+                array_pop($values);
+            }
+        }
+        if ($node->param !== null && $segment !== '') {
+            $values[] = $segment;
+            $leaf = self::walk($node->param, $segments, $i + 1, $count, $values);
+            if ($leaf !== null) {
+                return $leaf;
+            }
+            array_pop($values);
+        }
+        foreach ($node->rest as $source => $leaf) {
+            $rest = $i === $count - 1 ? $segment : implode('/', \array_slice($segments, $i));
+            if ($source === '.*' || $rest !== '') {
+                $values[] = $rest;
+
+                return $leaf;
+            }
+        }
+
+        return null;
+    }
+}

@@ -1,0 +1,147 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Integration\Cli;
+
+use PHPUnit\Framework\TestCase;
+
+/**
+ * `bin/nexus serve` as a user runs it: a real process, real sockets, SIGTERM to stop.
+ */
+final class ServeCommandTest extends TestCase
+{
+    private const ROOT = __DIR__ . '/../../..';
+
+    /** @var resource|null */
+    private $process = null;
+    /** @var array<int, resource> */
+    private array $pipes = [];
+
+    protected function tearDown(): void
+    {
+        if (\is_resource($this->process)) {
+            proc_terminate($this->process, \SIGKILL);
+            proc_close($this->process);
+        }
+    }
+
+    public function testTheDemoAppAnswersEveryRouteAndStopsGracefullyOnSigterm(): void
+    {
+        $base = $this->start(['serve', '--port=0', '--no-jit']);
+
+        self::assertSame([200, 'text/plain; charset=utf-8', 'Hello, world!'], $this->request('GET', "{$base}/"));
+        self::assertSame([200, 'application/json', '{"message":"Hello, Ada!"}'], $this->request('GET', "{$base}/hello/Ada"));
+        self::assertSame([200, 'text/x-demo', 'ping'], $this->request('POST', "{$base}/echo", 'ping', 'text/x-demo'));
+        $this->request('POST', "{$base}/counter/visits/increment");
+        self::assertSame([200, 'application/json', '{"name":"visits","value":2}'], $this->request('POST', "{$base}/counter/visits/increment"));
+        self::assertSame([200, 'application/json', '{"name":"visits","value":2}'], $this->request('GET', "{$base}/counter/visits"));
+        self::assertSame([200, 'application/json', '{"name":"other","value":0}'], $this->request('GET', "{$base}/counter/other"));
+        self::assertSame(404, $this->request('GET', "{$base}/nowhere")[0]);
+
+        \assert(\is_resource($this->process));
+        proc_terminate($this->process, \SIGTERM);
+        $output = $this->readUntilExit();
+        self::assertStringContainsString('Signal 15: stopping', $output);
+        self::assertStringContainsString('Stopped.', $output);
+    }
+
+    public function testAnApplicationFileIsServed(): void
+    {
+        $base = $this->start(['serve', 'examples/app.php', '--port=0', '--no-jit']);
+
+        [$status, , $body] = $this->request('POST', "{$base}/guestbook", '{"name":"Grace"}', 'application/json');
+        self::assertSame(200, $status);
+        self::assertSame('{"entries":["Grace"]}', $body);
+    }
+
+    public function testWrongCommandLinesAreUsageErrors(): void
+    {
+        foreach ([
+            [['serve', '--workers=2'], 'only one worker is supported'],
+            [['serve', '--port=99999'], '--port must be a number from 0 to 65535'],
+            [['serve', 'missing-app.php', '--no-jit'], "'missing-app.php' does not exist"],
+        ] as [$arguments, $message]) {
+            $process = PhpProcess::run(['bin/nexus', ...$arguments], self::ROOT);
+            self::assertSame(2, $process->exitCode, $process->describe());
+            self::assertStringContainsString($message, $process->stderr);
+        }
+    }
+
+    public function testHelpDescribesTheOptions(): void
+    {
+        $process = PhpProcess::run(['bin/nexus', 'serve', '--help'], self::ROOT);
+
+        self::assertSame(0, $process->exitCode, $process->describe());
+        self::assertStringContainsString('--workers', $process->stdout);
+        self::assertStringContainsString('APP_FILE', $process->stdout);
+    }
+
+    /**
+     * @param list<string> $arguments
+     */
+    private function start(array $arguments): string
+    {
+        $command = [\PHP_BINARY, 'bin/nexus', ...$arguments];
+        $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::ROOT);
+        self::assertIsResource($process);
+        $this->process = $process;
+        $this->pipes = $pipes;
+        stream_set_blocking($pipes[1], false);
+        $output = '';
+        $deadline = microtime(true) + 10.0;
+        while (microtime(true) < $deadline) {
+            $output .= (string) fread($pipes[1], 8192);
+            if (preg_match('#on (http://127\.0\.0\.1:\d+)#', $output, $match) === 1) {
+                return $match[1];
+            }
+            usleep(10_000);
+        }
+        self::fail("The server did not say where it listens within 10 s. Output: {$output} " . stream_get_contents($pipes[2]));
+    }
+
+    /**
+     * @return array{int, string, string} status, content type, body
+     */
+    private function request(string $method, string $url, string $body = '', ?string $contentType = null): array
+    {
+        $headers = ['Connection: close'];
+        if ($contentType !== null) {
+            $headers[] = "Content-Type: {$contentType}";
+        }
+        $context = stream_context_create(['http' => [
+            'method' => $method,
+            'header' => implode("\r\n", $headers),
+            'content' => $body,
+            'ignore_errors' => true,
+            'timeout' => 5.0,
+        ]]);
+        $response = file_get_contents($url, false, $context);
+        self::assertIsString($response, "{$method} {$url} got no response");
+        /** @var list<string> $http_response_header */
+        $status = (int) explode(' ', $http_response_header[0])[1];
+        $type = '';
+        foreach ($http_response_header as $line) {
+            if (stripos($line, 'content-type:') === 0) {
+                $type = trim(substr($line, 13));
+            }
+        }
+
+        return [$status, $type, $response];
+    }
+
+    private function readUntilExit(): string
+    {
+        \assert(\is_resource($this->process));
+        $output = '';
+        $deadline = microtime(true) + 15.0;
+        while (microtime(true) < $deadline && proc_get_status($this->process)['running']) {
+            $output .= (string) fread($this->pipes[1], 8192);
+            usleep(10_000);
+        }
+        $output .= (string) stream_get_contents($this->pipes[1]);
+        self::assertFalse(proc_get_status($this->process)['running'], 'the server stopped within 15 s of SIGTERM');
+
+        return $output;
+    }
+}

@@ -1,0 +1,197 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Unit\Http\Routing;
+
+use Nexus\Http\Request;
+use Nexus\Http\RequestHandler;
+use Nexus\Http\Response;
+use Nexus\Http\Routing\RouteDefinitionException;
+use Nexus\Http\Routing\RoutePattern;
+use Nexus\Http\Routing\Router;
+use Nexus\Http\Routing\RouteTarget;
+use PHPUnit\Framework\Attributes\DataProvider;
+use PHPUnit\Framework\TestCase;
+
+final class RouterTest extends TestCase
+{
+    /** @param list<array{non-empty-list<string>, string, string}> $routes method list, pattern, label */
+    private static function router(array $routes): Router
+    {
+        $targets = [];
+        foreach ($routes as [$methods, $pattern, $label]) {
+            $handler = new class ($label) implements RequestHandler {
+                public function __construct(private readonly string $label) {}
+
+                public function handle(Request $request): Response
+                {
+                    $params = $request->attributes[Router::PARAMS] ?? [];
+
+                    return Response::text($this->label . ' ' . json_encode($params, \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE));
+                }
+            };
+            $targets[] = new RouteTarget($methods, RoutePattern::parse($pattern), $handler, $label);
+        }
+
+        return Router::compile($targets);
+    }
+
+    private static function app(): Router
+    {
+        return self::router([
+            [['GET'], '/', 'root'],
+            [['GET'], '/users', 'users'],
+            [['POST'], '/users', 'create'],
+            [['GET'], '/users/new', 'new'],
+            [['GET'], '/users/{id:\d+}', 'user-by-id'],
+            [['GET'], '/users/{name}', 'user-by-name'],
+            [['DELETE'], '/users/{id:\d+}', 'delete'],
+            [['GET'], '/users/{name}/posts', 'posts'],
+            [['GET'], '/users/admin/settings', 'admin-settings'],
+            [['GET'], '/files/{path:.+}', 'files'],
+            [['GET'], '/any/{rest:.*}', 'any'],
+            [['GET'], '/hello/{name}', 'hello'],
+            [['GET'], '/slash/', 'slash'],
+        ]);
+    }
+
+    /** @return iterable<string, array{string, string, string}> */
+    public static function matching(): iterable
+    {
+        yield 'root' => ['GET', '/', 'root []'];
+        yield 'static' => ['GET', '/users', 'users []'];
+        yield 'static by method' => ['POST', '/users', 'create []'];
+        yield 'static beats param' => ['GET', '/users/new', 'new []'];
+        yield 'constrained param' => ['GET', '/users/42', 'user-by-id {"id":"42"}'];
+        yield 'constrained before plain' => ['GET', '/users/ada', 'user-by-name {"name":"ada"}'];
+        yield 'param then literal' => ['GET', '/users/ada/posts', 'posts {"name":"ada"}'];
+        yield 'backtracks from a literal' => ['GET', '/users/admin/posts', 'posts {"name":"admin"}'];
+        yield 'literal branch' => ['GET', '/users/admin/settings', 'admin-settings []'];
+        yield 'rest, several segments' => ['GET', '/files/a/b/c.txt', 'files {"path":"a/b/c.txt"}'];
+        yield 'rest, one segment' => ['GET', '/files/c.txt', 'files {"path":"c.txt"}'];
+        yield 'rest .* empty' => ['GET', '/any/', 'any {"rest":""}'];
+        yield 'percent %20' => ['GET', '/hello/Ada%20Lovelace', 'hello {"name":"Ada Lovelace"}'];
+        yield 'percent %2F stays in segment' => ['GET', '/hello/a%2Fb', 'hello {"name":"a/b"}'];
+        yield 'percent-encoded literal' => ['GET', '/%75sers', 'users []'];
+        yield 'percent UTF-8' => ['GET', '/hello/caf%C3%A9', 'hello {"name":"café"}'];
+        yield 'trailing slash route' => ['GET', '/slash/', 'slash []'];
+        yield 'HEAD served by GET' => ['HEAD', '/users/42', 'user-by-id {"id":"42"}'];
+    }
+
+    #[DataProvider('matching')]
+    public function testMatches(string $method, string $path, string $expected): void
+    {
+        $response = self::app()->handle(Requests::make($method, $path));
+
+        self::assertSame(200, $response->status);
+        self::assertSame($expected, $response->body);
+    }
+
+    /** @return iterable<string, array{string, string}> */
+    public static function unmatched(): iterable
+    {
+        yield 'unknown' => ['GET', '/nope'];
+        yield 'trailing slash is significant' => ['GET', '/users/ada/posts/'];
+        yield 'missing trailing slash' => ['GET', '/slash'];
+        yield 'empty param segment' => ['GET', '/hello/'];
+        yield '.+ needs something' => ['GET', '/files/'];
+        yield '%2F does not split segments' => ['GET', '/users%2Fnew'];
+        yield 'asterisk-form' => ['OPTIONS', '*'];
+        yield 'too deep' => ['GET', '/hello/a/b'];
+    }
+
+    #[DataProvider('unmatched')]
+    public function testNotFoundIsProblemJson(string $method, string $path): void
+    {
+        $response = self::app()->handle(Requests::make($method, $path));
+
+        self::assertSame(404, $response->status);
+        self::assertSame('application/problem+json', $response->header('Content-Type'));
+        self::assertSame(404, Requests::json($response)['status']);
+    }
+
+    /** @return iterable<string, array{string}> */
+    public static function malformed(): iterable
+    {
+        yield 'lone %' => ['/hello/100%'];
+        yield 'one hex digit' => ['/hello/%4'];
+        yield 'not hex' => ['/hello/%zz'];
+    }
+
+    #[DataProvider('malformed')]
+    public function testMalformedPercentEncodingIs400(string $path): void
+    {
+        $response = self::app()->handle(Requests::make('GET', $path));
+
+        self::assertSame(400, $response->status);
+        self::assertStringContainsString('percent-encoding', $response->body);
+    }
+
+    public function testMethodNotAllowedListsAllowedMethodsIncludingHead(): void
+    {
+        $response = self::app()->handle(Requests::make('PUT', '/users/42'));
+
+        self::assertSame(405, $response->status);
+        self::assertSame('GET, HEAD, DELETE', $response->header('Allow'));
+        self::assertSame('application/problem+json', $response->header('Content-Type'));
+    }
+
+    public function testMethodNotAllowedOnAStaticPath(): void
+    {
+        $response = self::app()->handle(Requests::make('PATCH', '/users'));
+
+        self::assertSame(405, $response->status);
+        self::assertSame('GET, HEAD, POST', $response->header('Allow'));
+    }
+
+    public function testAStaticPathFallsBackToADynamicRouteOfTheRequestMethod(): void
+    {
+        $router = self::router([[['GET'], '/users/new', 'new'], [['POST'], '/users/{id}', 'post-user']]);
+
+        self::assertSame('post-user {"id":"new"}', $router->handle(Requests::make('POST', '/users/new'))->body);
+    }
+
+    public function testOptionsWithoutARouteAnswers204WithAllow(): void
+    {
+        $response = self::app()->handle(Requests::make('OPTIONS', '/users'));
+
+        self::assertSame(204, $response->status);
+        self::assertSame('GET, HEAD, POST, OPTIONS', $response->header('Allow'));
+    }
+
+    public function testAnExplicitHeadRouteWinsOverTheImplicitOne(): void
+    {
+        $router = self::router([[['GET'], '/x', 'get'], [['HEAD'], '/x', 'head']]);
+
+        self::assertSame('head []', $router->handle(Requests::make('HEAD', '/x'))->body);
+        self::assertSame('get []', $router->handle(Requests::make('GET', '/x'))->body);
+    }
+
+    public function testMethodsAreCaseSensitive(): void
+    {
+        self::assertSame(405, self::app()->handle(Requests::make('get', '/users'))->status);
+    }
+
+    public function testDuplicateRoutesAreRejectedEvenWithOtherParamNames(): void
+    {
+        $this->expectException(RouteDefinitionException::class);
+        $this->expectExceptionMessage('duplicates route');
+
+        self::router([[['GET'], '/u/{id}', 'a'], [['GET', 'POST'], '/u/{name}', 'b']]);
+    }
+
+    public function testSameShapeUnderDifferentMethodsIsFine(): void
+    {
+        $router = self::router([[['GET'], '/u/{id}', 'a'], [['POST'], '/u/{name}', 'b']]);
+
+        self::assertSame('b {"name":"x"}', $router->handle(Requests::make('POST', '/u/x'))->body);
+    }
+
+    public function testAllowedMethods(): void
+    {
+        self::assertSame(['GET', 'HEAD', 'DELETE'], self::app()->allowedMethods('/users/7'));
+        self::assertSame([], self::app()->allowedMethods('/nope'));
+        self::assertSame([], self::app()->allowedMethods('/bad%'));
+    }
+}
