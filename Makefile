@@ -35,6 +35,8 @@ help:
 	@echo "  test       ==> style (php-cs-fixer check), ==> static analysis (phpstan), ==> tests (phpunit)"
 	@echo "  run        the demo server on 127.0.0.1:8080 (php bin/nexus serve)"
 	@echo "  demo       the actor demo (php bin/nexus demo), exits by itself"
+	@echo "  bench      actor benchmarks (JIT and no JIT) into docs/performance.md"
+	@echo "  bench-http wrk against nexus serve, a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
 	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
 	@echo "  analyse    phpstan only"
 	@echo "  unit       phpunit only (all suites)"
@@ -162,3 +164,42 @@ bench-hotpath: setup
 	@echo "==> bench-hotpath: cost of each stage of a message (tracing JIT)"
 	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/hotpath.php \
 	  || { echo "FAILED: bench-hotpath" >&2; exit 1; }
+
+# ---- HTTP benchmarks (bench/http/, results in docs/performance.md) ---------------------------------
+
+.PHONY: bench-http bench-http-smoke
+
+# Debian packages providing the tools bench/http/run.php drives (command:package).
+HTTP_BENCH_TOOLS := wrk:wrk nginx:nginx php-fpm8.2:php8.2-fpm
+
+# Installs the missing tools of $(1) (command:package pairs) with apt-get when root; otherwise says how.
+define http_bench_tools
+	@missing=(); \
+	for pair in $(1); do \
+	  cmd="$${pair%%:*}"; pkg="$${pair#*:}"; \
+	  PATH="$$PATH:/usr/sbin:/sbin" command -v "$$cmd" >/dev/null 2>&1 || missing+=("$$pkg"); \
+	done; \
+	if [ "$${#missing[@]}" -gt 0 ]; then \
+	  if [ "$$(id -u)" -ne 0 ]; then \
+	    echo "FAILED: bench-http — missing Debian package(s): $${missing[*]}; not root, install them with: sudo apt-get install -y $${missing[*]}" >&2; exit 1; \
+	  fi; \
+	  echo "bench-http: apt-get update"; \
+	  apt-get update -qq || { echo "FAILED: bench-http — apt-get update" >&2; exit 1; }; \
+	  echo "bench-http: apt-get install -y $${missing[*]}"; \
+	  apt-get install -y -qq "$${missing[@]}" || { echo "FAILED: bench-http — apt-get install -y $${missing[*]}" >&2; exit 1; }; \
+	fi
+endef
+
+bench-http: setup
+	$(call http_bench_tools,$(HTTP_BENCH_TOOLS))
+	@mkdir -p bench/results
+	@echo "==> bench-http: wrk against nexus serve, the bare loop and nginx + php-fpm (100 and 1,000 connections; progress on stderr)"
+	@$(PHP) bench/http/run.php \
+	  || { echo "FAILED: bench-http" >&2; exit 1; }
+
+bench-http-smoke: setup
+	$(call http_bench_tools,wrk:wrk)
+	@mkdir -p bench/results
+	@echo "==> bench-http-smoke: 1 s wrk runs, 100 connections, nexus serve + the bare loop (no report)"
+	@$(PHP) bench/http/run.php --smoke \
+	  || { echo "FAILED: bench-http-smoke" >&2; exit 1; }

@@ -5,10 +5,13 @@ declare(strict_types=1);
 /*
  * The ceiling for hello-server.php: a bare stream_select loop that answers each "\r\n\r\n" it
  * sees with a fixed response, without parsing anything. Same usage: bench/http/bare-loop.php [port]
+ * It answers every path alike (GET /hello/{name} gets "Hello, world!" too), so it is the limit for
+ * GET / only. The listen backlog is 511, as in Nexus (ListenOptions), not PHP's default of 32.
  */
 
 $port = (int) ($argv[1] ?? 8081);
-$server = stream_socket_server("tcp://127.0.0.1:{$port}", $errno, $errstr);
+$context = stream_context_create(['socket' => ['backlog' => 511]]);
+$server = stream_socket_server("tcp://127.0.0.1:{$port}", $errno, $errstr, STREAM_SERVER_BIND | STREAM_SERVER_LISTEN, $context);
 if ($server === false) {
     fwrite(STDERR, "Could not listen on port {$port}: {$errstr}\n");
     exit(1);
