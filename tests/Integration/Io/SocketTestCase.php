@@ -10,6 +10,7 @@ use Nexus\Io\ListenOptions;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Tests\Support\RunsTheLoop;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -18,6 +19,8 @@ use PHPUnit\Framework\TestCase;
  */
 abstract class SocketTestCase extends TestCase
 {
+    use RunsTheLoop;
+
     protected const WATCHDOG_SECONDS = 10.0;
 
     protected Loop $loop;
@@ -121,31 +124,4 @@ abstract class SocketTestCase extends TestCase
         return $deferred->future();
     }
 
-    /**
-     * Runs the loop for $seconds (to show that something does not happen).
-     */
-    protected function runFor(float $seconds): void
-    {
-        $done = false;
-        $this->loop->delay($seconds, static function () use (&$done): void {
-            $done = true;
-        });
-        $this->runUntil(static function () use (&$done): bool {
-            return $done;
-        });
-    }
-
-    /**
-     * Runs the loop until $condition holds.
-     *
-     * @param \Closure(): bool $condition
-     */
-    protected function runUntil(\Closure $condition): void
-    {
-        while (!$condition()) {
-            if (!$this->loop->tick()) {
-                self::fail('The loop ran out of work before the condition held.');
-            }
-        }
-    }
 }

@@ -13,6 +13,7 @@ use Nexus\Io\Connector;
 use Nexus\Io\ListenOptions;
 use Nexus\Log\MemoryLogger;
 use Nexus\Runtime\Loop;
+use Nexus\Tests\Support\RunsTheLoop;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -21,6 +22,8 @@ use PHPUnit\Framework\TestCase;
  */
 abstract class HttpServerTestCase extends TestCase
 {
+    use RunsTheLoop;
+
     protected const WATCHDOG_SECONDS = 10.0;
 
     protected Loop $loop;
@@ -94,32 +97,10 @@ abstract class HttpServerTestCase extends TestCase
         $this->runUntil(static fn(): bool => $client->closed);
     }
 
-    /**
-     * Runs the loop for $seconds (to show that something does not happen).
-     */
-    protected function runFor(float $seconds): void
+    protected function checkLoop(): void
     {
-        $done = false;
-        $this->loop->delay($seconds, static function () use (&$done): void {
-            $done = true;
-        });
-        $this->runUntil(static function () use (&$done): bool {
-            return $done;
-        });
-    }
-
-    /**
-     * @param \Closure(): bool $condition
-     */
-    protected function runUntil(\Closure $condition): void
-    {
-        while (!$condition()) {
-            if ($this->loopErrors !== [] && str_starts_with($this->loopErrors[0]->getMessage(), 'Watchdog')) {
-                throw $this->loopErrors[0];
-            }
-            if (!$this->loop->tick()) {
-                self::fail('The loop ran out of work before the condition held.');
-            }
+        if ($this->loopErrors !== [] && str_starts_with($this->loopErrors[0]->getMessage(), 'Watchdog')) {
+            throw $this->loopErrors[0];
         }
     }
 }
