@@ -65,7 +65,7 @@ final class HotPath
         $stages[] = new HotPathStage('producer', "ActorSystem::lookup('/user/target')", $this->lookup($system, '/user/target'));
         $stages[] = new HotPathStage('producer', "ActorSystem::lookup('/user/parent/child')", $this->lookup($system, '/user/parent/child'));
         $stages[] = new HotPathStage('producer', 'held ref (property read, no lookup)', $this->heldRef($target));
-        $stages[] = new HotPathStage('producer', ...$this->messageCreation($target));
+        $stages[] = new HotPathStage('producer', 'message object: new BrokerEvent($i) (no envelope in the runtime)', $this->messageCreation());
 
         $enqueue = $this->enqueue($target);
         $dequeue = $this->dequeue($target);
@@ -180,33 +180,19 @@ final class HotPath
     }
 
     /**
-     * What a message costs to create before it is queued: an Envelope where the runtime has one,
-     * otherwise (the mailbox keeping message and sender side by side) a small message object.
-     *
-     * @return array{string, float}
+     * What a message costs to create before it is queued: the runtime adds no envelope (the
+     * mailbox keeps message and sender side by side), so this is the message object itself.
      */
-    private function messageCreation(ActorRef $sender): array
+    private function messageCreation(): float
     {
-        $envelope = 'Nexus\Actor\Envelope';
-        if (class_exists($envelope)) {
-            return ['new Envelope($message, $sender)', $this->time(static function (int $n) use ($envelope, $sender): int {
-                $start = hrtime(true);
-                for ($i = 0; $i < $n; ++$i) {
-                    $made = new $envelope($i, $sender);
-                }
-
-                return hrtime(true) - $start;
-            })];
-        }
-
-        return ['message object: new BrokerEvent($i) (no Envelope in the runtime)', $this->time(static function (int $n): int {
+        return $this->time(static function (int $n): int {
             $start = hrtime(true);
             for ($i = 0; $i < $n; ++$i) {
                 $made = new BrokerEvent($i);
             }
 
             return hrtime(true) - $start;
-        })];
+        });
     }
 
     private function enqueue(ActorRef $sender): float

@@ -175,11 +175,6 @@ final class Mailbox
         return $this->head === \count($this->messages);
     }
 
-    public function isFull(): bool
-    {
-        return \count($this->messages) - $this->head >= $this->capacity;
-    }
-
     /**
      * Empties the mailbox and returns what it held, oldest first.
      *
