@@ -20,7 +20,8 @@ COMPOSER ?= composer
 #   dev tools (PHPUnit, PHP-CS-Fixer, Composer) additionally need dom/xml/xmlwriter/mbstring/tokenizer/ctype.
 PHP_EXT_PACKAGES := pcntl:php8.2-cli posix:php8.2-common sockets:php8.2-common \
                     dom:php8.2-xml xml:php8.2-xml xmlwriter:php8.2-xml simplexml:php8.2-xml \
-                    mbstring:php8.2-mbstring tokenizer:php8.2-common ctype:php8.2-common
+                    mbstring:php8.2-mbstring tokenizer:php8.2-common ctype:php8.2-common \
+                    pgsql:php8.2-pgsql pdo_pgsql:php8.2-pgsql igbinary:php8.2-igbinary
 
 STAMP := vendor/.installed
 
@@ -83,7 +84,12 @@ setup:
 	      || { echo "FAILED: setup — PHP extension '$$ext' still not loaded after install (is it disabled? try: phpenmod $$ext)" >&2; exit 1; }; \
 	  done; \
 	fi; \
-	echo "setup: PHP extensions ok (pcntl posix sockets + dev-tool extensions)"; \
+	echo "setup: PHP extensions ok (pcntl posix sockets pgsql igbinary + dev-tool extensions)"; \
+	missing=(); \
+	command -v redis-server >/dev/null 2>&1 || missing+=(redis-server); \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql); \
+	if [ "$${#missing[@]}" -gt 0 ]; then apt_install "$${missing[@]}"; fi; \
+	echo "setup: servers the tests start themselves ok (redis-server, postgresql $$(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | tail -n1))"; \
 	if [ ! -f vendor/autoload.php ] || [ ! -f $(STAMP) ] || [ composer.json -nt $(STAMP) ]; then \
 	  echo "setup: composer install (vendor/ missing or composer.json newer than $(STAMP))"; \
 	  rm -f $(STAMP); \
