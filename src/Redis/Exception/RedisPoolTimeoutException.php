@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Redis\Exception;
+
+/**
+ * Every connection of a RedisPool stayed busy for longer than its wait timeout.
+ */
+final class RedisPoolTimeoutException extends \RuntimeException implements RedisException {}

@@ -1,0 +1,48 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Integration\Redis;
+
+use Nexus\Redis\Exception\RedisConnectionException;
+use Nexus\Redis\RedisSubscriber;
+
+/**
+ * Kills its server: it has a class (and a server) of its own.
+ */
+final class ConnectionLossTest extends RedisTestCase
+{
+    public function testPendingCommandsFailWhenTheServerDies(): void
+    {
+        $redis = $this->client();
+        $subscriber = RedisSubscriber::connect($this->loop, $this->server()->config());
+        $subscriberClosed = null;
+        $subscriber->onClose(static function (RedisConnectionException $e) use (&$subscriberClosed): void {
+            $subscriberClosed = $e;
+        });
+        $blocked = $redis->commandAsync('BLPOP', 'none', 5);
+        $behind = $redis->pipelineAsync([['PING'], ['PING']]);
+        $this->runFor(0.05);
+        self::assertSame(3, $redis->pendingCount());
+
+        $started = microtime(true);
+        $this->server()->kill();
+        foreach ([$blocked, $behind] as $future) {
+            try {
+                $future->await();
+                self::fail('a pending command must fail when the server dies');
+            } catch (RedisConnectionException $e) {
+                self::assertStringContainsString('closed the connection', $e->getMessage());
+                self::assertStringContainsString('3 pending command(s) failed', $e->getMessage());
+            }
+        }
+        self::assertLessThan(1.0, microtime(true) - $started, 'noticed at once, not at the BLPOP timeout');
+        self::assertTrue($redis->isClosed());
+        $this->runUntil(static function () use (&$subscriberClosed): bool {
+            return $subscriberClosed !== null;
+        });
+
+        $this->expectException(RedisConnectionException::class);
+        $redis->ping();
+    }
+}
