@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Postgres\Exception;
+
+/**
+ * The connection could not be opened, was lost, or was closed while work was pending.
+ */
+final class PgConnectionException extends \RuntimeException implements PgException {}
