@@ -38,6 +38,7 @@ help:
 	@echo "  demo       the actor demo (php bin/nexus demo), exits by itself"
 	@echo "  bench      actor benchmarks (JIT and no JIT) into docs/performance.md"
 	@echo "  bench-http wrk against nexus serve, a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
+	@echo "  bench-workers  the worker pool: cross-worker messaging, world benchmark, HTTP 2 vs 1 workers (QUICK=1)"
 	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
 	@echo "  analyse    phpstan only"
 	@echo "  unit       phpunit only (all suites)"
@@ -88,8 +89,10 @@ setup:
 	missing=(); \
 	command -v redis-server >/dev/null 2>&1 || missing+=(redis-server); \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql); \
+	PATH="$$PATH:/usr/sbin:/sbin" command -v nginx >/dev/null 2>&1 || missing+=(nginx); \
+	PATH="$$PATH:/usr/sbin:/sbin" command -v php-fpm8.2 >/dev/null 2>&1 || missing+=(php8.2-fpm); \
 	if [ "$${#missing[@]}" -gt 0 ]; then apt_install "$${missing[@]}"; fi; \
-	echo "setup: servers the tests start themselves ok (redis-server, postgresql $$(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | tail -n1))"; \
+	echo "setup: servers the tests start themselves ok (redis-server, postgresql $$(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | tail -n1), nginx, php-fpm8.2)"; \
 	if [ ! -f vendor/autoload.php ] || [ ! -f $(STAMP) ] || [ composer.json -nt $(STAMP) ]; then \
 	  echo "setup: composer install (vendor/ missing or composer.json newer than $(STAMP))"; \
 	  rm -f $(STAMP); \
@@ -171,6 +174,18 @@ bench-hotpath: setup
 	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/hotpath.php \
 	  || { echo "FAILED: bench-hotpath" >&2; exit 1; }
 
+# ---- worker pool benchmarks (bench/workers/, results in docs/performance.md) ------------------------
+
+.PHONY: bench-workers
+
+# QUICK=1: smaller counts and 3 s wrk runs.
+bench-workers: setup
+	$(call http_bench_tools,wrk:wrk)
+	@mkdir -p bench/results
+	@echo "==> bench-workers: cross-worker messaging, the world benchmark (1 and 2 workers), HTTP with 1 and 2 workers (progress on stderr)"
+	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/workers/run.php $(if $(QUICK),--quick,) \
+	  || { echo "FAILED: bench-workers" >&2; exit 1; }
+
 # ---- HTTP benchmarks (bench/http/, results in docs/performance.md) ---------------------------------
 
 .PHONY: bench-http bench-http-smoke
@@ -209,3 +224,27 @@ bench-http-smoke: setup
 	@echo "==> bench-http-smoke: 1 s wrk runs, 100 connections, nexus serve + the bare loop (no report)"
 	@$(PHP) bench/http/run.php --smoke \
 	  || { echo "FAILED: bench-http-smoke" >&2; exit 1; }
+
+# ---- database-bound benchmark (bench/db/, results in docs/performance.md) -------------------------
+
+.PHONY: bench-db bench-db-smoke
+
+# Debian packages providing what bench/db/run.php drives (command:package); PostgreSQL is checked by `setup`.
+DB_BENCH_TOOLS := nginx:nginx php-fpm8.2:php8.2-fpm
+
+# make bench-db QUICK=1: about a minute (1 and 2 workers, short steps, a coarse rate search).
+DB_BENCH_FLAGS := $(if $(filter 1 yes true,$(QUICK)),--quick,)
+
+bench-db: setup
+	$(call http_bench_tools,$(DB_BENCH_TOOLS))
+	@mkdir -p bench/results
+	@echo "==> bench-db: nexus (async PostgreSQL) vs nginx + php-fpm (PDO), loopback and a 1 ms proxy, open-model load $(DB_BENCH_FLAGS) (progress on stderr)"
+	@$(PHP) bench/db/run.php $(DB_BENCH_FLAGS) \
+	  || { echo "FAILED: bench-db" >&2; exit 1; }
+
+bench-db-smoke: setup
+	$(call http_bench_tools,$(DB_BENCH_TOOLS))
+	@mkdir -p bench/results
+	@echo "==> bench-db-smoke: a few seconds, 1 worker, no report"
+	@$(PHP) bench/db/run.php --smoke \
+	  || { echo "FAILED: bench-db-smoke" >&2; exit 1; }

@@ -21,13 +21,30 @@ final class ServerLauncher
     /** php-fpm children (pm = static): one per core of the 2-core bench machine. */
     public const FPM_CHILDREN = 2;
 
+    /**
+     * @param string|null           $fpmScript   the script php-fpm runs for every request (default bench/http/fpm-app.php)
+     * @param int                   $fpmChildren php-fpm children (pm = static)
+     * @param array<string, string> $fpmEnv      environment variables of the php-fpm children (env[...] lines)
+     */
     public function __construct(
         private readonly string $root,
         private readonly string $tempDir,
         private readonly string $php = \PHP_BINARY,
         private readonly string $nginx = 'nginx',
         private readonly string $phpFpm = 'php-fpm8.2',
-    ) {}
+        private readonly ?string $fpmScript = null,
+        private readonly int $fpmChildren = self::FPM_CHILDREN,
+        private readonly array $fpmEnv = [],
+    ) {
+        if ($fpmChildren < 1) {
+            throw new \InvalidArgumentException("php-fpm needs at least 1 child, got {$fpmChildren}.");
+        }
+        foreach ($fpmEnv as $name => $value) {
+            if (preg_match('/^[A-Za-z_][A-Za-z0-9_]*$/', $name) !== 1 || preg_match('/[\r\n"]/', $value) === 1) {
+                throw new \InvalidArgumentException("php-fpm environment variable '{$name}' needs a plain name and a value without quotes or line breaks.");
+            }
+        }
+    }
 
     public function start(string $name): RunningServer
     {
@@ -59,7 +76,7 @@ final class ServerLauncher
         $port = self::freePort();
         $process = new ManagedProcess(
             self::NEXUS,
-            [$this->php, "{$this->root}/bin/nexus", 'serve', '--host=127.0.0.1', "--port={$port}"],
+            [$this->php, "{$this->root}/bin/nexus", 'serve', '--host=127.0.0.1', "--port={$port}", '--workers=1'],
             "{$this->tempDir}/nexus.log",
         );
 
@@ -114,6 +131,10 @@ final class ServerLauncher
     private function fpmConfig(string $dir, int $port, bool $root): string
     {
         $user = $root ? "user = root\ngroup = root\n" : '';
+        $env = '';
+        foreach ($this->fpmEnv as $name => $value) {
+            $env .= "env[{$name}] = \"{$value}\"\n";
+        }
 
         return <<<INI
             [global]
@@ -129,14 +150,14 @@ final class ServerLauncher
             pm.max_requests = 0
             clear_env = yes
             catch_workers_output = yes
-
+            {$env}
             INI;
     }
 
     private function nginxConfig(string $dir, int $port, int $fpmPort, bool $root): string
     {
         $user = $root ? "user root;\n" : '';
-        $script = "{$this->root}/bench/http/fpm-app.php";
+        $script = $this->fpmScript ?? "{$this->root}/bench/http/fpm-app.php";
 
         return <<<CONF
             {$user}worker_processes 1;
@@ -183,7 +204,7 @@ final class ServerLauncher
 
     private function fpmChildren(): int
     {
-        return self::FPM_CHILDREN;
+        return $this->fpmChildren;
     }
 
     private function waitForPort(ManagedProcess $process, int $port, float $timeoutSeconds = 15.0): void
