@@ -6,15 +6,17 @@ namespace Nexus\Cli;
 
 use Nexus\Actor\ActorSystem;
 use Nexus\Http\Application;
+use Nexus\Worker\Workers;
 
 /**
  * Loads an application file: a PHP file that returns
- * fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system): void.
+ * fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers): void
+ * (the third parameter may be left out). The file is loaded once; the closure runs in every worker.
  */
 final class AppFile
 {
     /**
-     * @return \Closure(Application, ActorSystem): void
+     * @return \Closure(Application, ActorSystem, Workers): void
      */
     public static function load(string $path): \Closure
     {
@@ -30,8 +32,8 @@ final class AppFile
             ));
         }
 
-        return static function (Application $app, ActorSystem $system) use ($configure): void {
-            $configure($app, $system);
+        return static function (Application $app, ActorSystem $system, Workers $workers) use ($configure): void {
+            $configure($app, $system, $workers);
         };
     }
 }

@@ -5,13 +5,12 @@ declare(strict_types=1);
 namespace Nexus\Cli;
 
 use Nexus\Actor\ActorContext;
-use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Http\Application;
-use Nexus\Http\Handler\Actor;
 use Nexus\Http\Request;
 use Nexus\Http\Response;
+use Nexus\Worker\Workers;
 
 /**
  * The application `nexus serve` runs when no application file is given:
@@ -22,13 +21,15 @@ use Nexus\Http\Response;
  *     POST /counter/{name}/increment  {"name":"...","value":N}
  *     GET  /counter/{name}            {"name":"...","value":N}
  *
- * Each counter is an actor named after it under /user/counters, created on first use.
+ * Each counter is an actor named after it (/user/counter/{name}), created on first use on the
+ * worker that owns its name, so counts stay exact whichever worker a request lands on.
  */
 final class DemoApp
 {
-    public static function configure(Application $app, ActorSystem $system): void
+    public static function configure(Application $app, ActorSystem $system, ?Workers $workers = null): void
     {
-        $system->spawn(self::counters(), 'counters');
+        $workers ??= Workers::single($system);
+        $counters = $workers->kind('counter', static fn(): Behavior => self::counter());
 
         $app->get('/', static fn(): string => 'Hello, world!');
         $app->get('/hello/{name}', static fn(string $name): array => ['message' => "Hello, {$name}!"]);
@@ -39,39 +40,29 @@ final class DemoApp
         ));
         $app->post(
             '/counter/{name:[A-Za-z0-9_.-]+}/increment',
-            static fn(string $name, #[Actor('counters')] ActorRef $counters): array => [
+            static fn(string $name): array => [
                 'name' => $name,
-                'value' => $counters->ask(['increment', $name], 5.0)->await(),
+                'value' => $counters->ref($name)->ask('increment', 5.0)->await(),
             ],
         );
         $app->get(
             '/counter/{name:[A-Za-z0-9_.-]+}',
-            static fn(string $name, #[Actor('counters')] ActorRef $counters): array => [
+            static fn(string $name): array => [
                 'name' => $name,
-                'value' => $counters->ask(['get', $name], 5.0)->await(),
+                'value' => $counters->ref($name)->ask('get', 5.0)->await(),
             ],
         );
     }
 
-    /**
-     * The parent of the counters: starts a counter the first time its name is used and passes the
-     * request on to it (the counter answers the original asker).
-     */
-    private static function counters(): Behavior
+    private static function counter(): Behavior
     {
-        $counter = Behavior::withState(0, static function (int $value, string $operation, ActorContext $ctx): int {
+        return Behavior::withState(0, static function (int $value, string $operation, ActorContext $ctx): int {
             if ($operation === 'increment') {
                 ++$value;
             }
             $ctx->reply($value);
 
             return $value;
-        });
-
-        return Behavior::receive(static function (array $request, ActorContext $ctx) use ($counter): void {
-            [$operation, $name] = $request;
-            \assert(\is_string($operation) && \is_string($name));
-            $ctx->forward($ctx->child($name) ?? $ctx->spawn($counter, $name), $operation);
         });
     }
 }

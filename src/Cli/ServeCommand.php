@@ -12,12 +12,20 @@ use Nexus\Io\Exception\ListenException;
 use Nexus\Io\ListenOptions;
 use Nexus\Log\StderrLogger;
 use Nexus\Runtime\Loop;
+use Nexus\Worker\Exception\PoolStartException;
+use Nexus\Worker\HttpWorker;
+use Nexus\Worker\PoolOptions;
+use Nexus\Worker\WorkerPool;
+use Nexus\Worker\Workers;
+use Psr\Log\LogLevel;
 
 /**
- * `nexus serve [APP_FILE] --host=127.0.0.1 --port=8080 --workers=1 [--no-jit]`
+ * `nexus serve [APP_FILE] --host=127.0.0.1 --port=8080 --workers=N [--no-jit]`
  *
  * Serves an application over HTTP/1.1 until SIGINT or SIGTERM, then stops gracefully: no new
  * connections, requests in flight finish (10 s at most), then the actor system shuts down.
+ * With more than one worker a master process supervises the workers (WorkerPool); with one, the
+ * single process serves by itself.
  *
  * An application file returns a closure that declares routes and starts actors:
  *
@@ -56,12 +64,23 @@ final class ServeCommand implements Command, HasUsage
         $configure = $options->appFile === null
             ? DemoApp::configure(...)
             : AppFile::load($options->appFile);
+        $poolOptions = new PoolOptions(
+            workers: $options->workers,
+            host: $options->host,
+            port: $options->port,
+            stopTimeout: self::STOP_DEADLINE,
+            maxRequests: $options->maxRequests,
+            maxMemory: $options->maxMemory,
+        );
+        if ($poolOptions->workerCount() > 1) {
+            return $this->runPool($options, $poolOptions, $configure, $stdout, $stderr);
+        }
 
         $loop = new Loop();
         $logger = new StderrLogger();
         $system = new ActorSystem('nexus', $logger, $loop);
         $app = new Application($system, logger: $logger);
-        $configure($app, $system);
+        $configure($app, $system, Workers::single($system));
         $server = new HttpServer($loop, $app->handler(), new ServerOptions(), $logger);
         try {
             $server->listen("tcp://{$options->host}:{$options->port}", new ListenOptions(tcpNoDelay: true));
@@ -99,19 +118,55 @@ final class ServeCommand implements Command, HasUsage
         return self::SUCCESS;
     }
 
+    /**
+     * @param \Closure(Application, ActorSystem, Workers): void $configure
+     * @param resource $stdout
+     * @param resource $stderr
+     */
+    private function runPool(ServeOptions $options, PoolOptions $poolOptions, \Closure $configure, mixed $stdout, mixed $stderr): int
+    {
+        // The master logs the pool's life (workers started, replaced, recycled) at info level.
+        $pool = new WorkerPool(new HttpWorker($configure, new ServerOptions(), new StderrLogger()), $poolOptions, new StderrLogger(LogLevel::INFO));
+        try {
+            $pool->open();
+        } catch (PoolStartException $e) {
+            fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
+
+            return self::FAILURE;
+        }
+        fwrite($stdout, sprintf(
+            "Nexus is serving %s on %s (%d workers, %s; master pid %d). Stop it with Ctrl+C, reload it with SIGHUP.\n",
+            $options->appFile ?? 'the demo app',
+            str_replace('tcp://', 'http://', (string) $pool->address()),
+            $pool->workerCount(),
+            JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
+            getmypid(),
+        ));
+        $code = $pool->run();
+        fwrite($stdout, "Stopped.\n");
+
+        return $code;
+    }
+
     public function usage(): string
     {
         return <<<'TXT'
-            Usage: nexus serve [APP_FILE] [--host=127.0.0.1] [--port=8080] [--workers=1] [--no-jit]
+            Usage: nexus serve [APP_FILE] [--host=127.0.0.1] [--port=8080] [--workers=N] [--no-jit]
+                               [--max-requests=N] [--max-memory=MB]
 
-              APP_FILE     a PHP file returning fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system): void
-                           (default: the demo app: GET /, GET /hello/{name}, POST /echo, counters)
-              --host       address to listen on (default 127.0.0.1)
-              --port       port to listen on (default 8080; 0 picks a free one)
-              --workers    worker processes; only 1 until the worker pool is built
-              --no-jit     do not restart PHP with OPcache and the tracing JIT
+              APP_FILE        a PHP file returning
+                              fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers): void
+                              (default: the demo app: GET /, GET /hello/{name}, POST /echo, counters)
+              --host          address to listen on (default 127.0.0.1)
+              --port          port to listen on (default 8080; 0 picks a free one)
+              --workers       worker processes (default: one per core); with 2 or more a master
+                              process supervises them and restarts any that die
+              --max-requests  recycle a worker after this many requests (default 0: never)
+              --max-memory    recycle a worker above this many MiB of memory (default 0: never)
+              --no-jit        do not restart PHP with OPcache and the tracing JIT
 
-            SIGINT or SIGTERM stops the server gracefully.
+            SIGINT or SIGTERM stops the server gracefully; SIGHUP reloads the workers one at a time
+            without failing a request.
 
             TXT;
     }

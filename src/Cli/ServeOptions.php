@@ -15,6 +15,9 @@ final class ServeOptions
         public readonly int $port,
         public readonly bool $jit,
         public readonly bool $help,
+        public readonly int $workers,
+        public readonly int $maxRequests,
+        public readonly int $maxMemory,
     ) {}
 
     /**
@@ -27,6 +30,9 @@ final class ServeOptions
         $port = 8080;
         $jit = true;
         $help = false;
+        $workers = 0;
+        $maxRequests = 0;
+        $maxMemory = 0;
         foreach ($args as $arg) {
             if ($arg === '--help' || $arg === '-h') {
                 $help = true;
@@ -44,10 +50,11 @@ final class ServeOptions
                 }
                 $port = (int) $value;
             } elseif (str_starts_with($arg, '--workers=')) {
-                $value = substr($arg, 10);
-                if ($value !== '1') {
-                    throw new UsageException("--workers={$value}: only one worker is supported until the worker pool is built; use --workers=1.");
-                }
+                $workers = self::number($arg, 1, 256);
+            } elseif (str_starts_with($arg, '--max-requests=')) {
+                $maxRequests = self::number($arg, 0, \PHP_INT_MAX);
+            } elseif (str_starts_with($arg, '--max-memory=')) {
+                $maxMemory = self::number($arg, 0, 1 << 40) * 1024 * 1024;
             } elseif (str_starts_with($arg, '-')) {
                 throw new UsageException("Unknown option '{$arg}'. See: nexus serve --help");
             } elseif ($appFile === null) {
@@ -57,6 +64,16 @@ final class ServeOptions
             }
         }
 
-        return new self($appFile, $host, $port, $jit, $help);
+        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory);
+    }
+
+    private static function number(string $arg, int $min, int $max): int
+    {
+        [$name, $value] = explode('=', $arg, 2);
+        if (!ctype_digit($value) || (int) $value < $min || (int) $value > $max) {
+            throw new UsageException(sprintf('%s must be a whole number from %d to %d, got \'%s\'.', $name, $min, $max, $value));
+        }
+
+        return (int) $value;
     }
 }

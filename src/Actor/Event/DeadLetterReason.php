@@ -19,4 +19,8 @@ enum DeadLetterReason: string
     case NoSender = 'no sender to reply to';
     /** Sent to an address where no actor lives. */
     case NoRecipient = 'no such actor';
+    /** Sent to an actor on another worker that stayed unreachable for the pool's delivery timeout. */
+    case WorkerUnavailable = 'worker unavailable';
+    /** Sent to another worker whose link broke before it confirmed delivery: it may or may not have arrived. */
+    case WorkerLost = 'worker lost before confirming delivery';
 }

@@ -1,0 +1,173 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Bench\Workers;
+
+use Nexus\Bench\ChartRow;
+use Nexus\Bench\SvgBarChart;
+
+/**
+ * The results of `make bench-workers` as a table, a section of docs/performance.md and a chart.
+ */
+final class WorkersReport
+{
+    private const START = '<!-- bench:workers:start -->';
+    private const END = '<!-- bench:workers:end -->';
+
+    /**
+     * @param array<string, mixed> $results as bench/workers/run.php collects them
+     */
+    public function __construct(private readonly array $results) {}
+
+    public function table(): string
+    {
+        $lines = ['| measure | Nexus | same run, one worker | target | reference | met |', '|---|---|---|---|---|---|'];
+        foreach ($this->rows() as [$name, $value, $baseline, $target, $reference, $met]) {
+            $lines[] = "| {$name} | {$value} | {$baseline} | {$target} | {$reference} | " . ($met === null ? '—' : ($met ? 'yes' : 'no')) . ' |';
+        }
+
+        return implode("\n", $lines) . "\n";
+    }
+
+    public function writeInto(string $document, string $svgPath, string $command): void
+    {
+        file_put_contents($svgPath, $this->chart());
+        $text = (string) @file_get_contents($document);
+        $section = \sprintf(
+            "\nMeasured %s with `%s` (PHP %s, %s, %d cores; worker processes, real Unix sockets between them).\n\n%s\n%s\n![worker pool benchmarks](img/workers-bench.svg)\n\n",
+            $this->string('date'),
+            $command,
+            $this->string('php'),
+            ($this->results['jit'] ?? false) === true ? 'tracing JIT' : 'no JIT',
+            $this->int('cores'),
+            $this->table(),
+            $this->httpNote(),
+        );
+        $start = strpos($text, self::START);
+        $end = strpos($text, self::END);
+        if ($start === false || $end === false || $end < $start) {
+            $text = rtrim($text) . "\n\n## Worker pool (`make bench-workers`)\n\n" . self::START . $section . self::END . "\n";
+        } else {
+            $text = substr($text, 0, $start + \strlen(self::START)) . $section . substr($text, $end);
+        }
+        file_put_contents($document, $text);
+    }
+
+    /**
+     * @return list<array{string, string, string, string, string, bool|null}>
+     */
+    private function rows(): array
+    {
+        $m = $this->section('messaging');
+        $rows = [];
+        $pair = self::float($m, 'pair_msgs_per_s');
+        $rows[] = ['cross-worker tell, one worker pair', self::rate($pair) . ' msgs/s', self::rate(self::float($m, 'local_msgs_per_s')) . ' msgs/s', '≥ 1M msgs/s', '260K msgs/s', $pair >= 1e6];
+        $rtt = self::float($m, 'ask_rtt_us');
+        $rows[] = ['cross-worker ask round trip', \sprintf('%.1f µs', $rtt), \sprintf('%.1f µs', self::float($m, 'local_ask_rtt_us')), '≤ 20 µs', '20 µs', $rtt > 0 && $rtt <= 20.0];
+        $rows[] = [
+            'fan-out: 5,000 messages to every worker',
+            \sprintf('%.1f ms (%s msgs/s)', self::float($m, 'fanout_ms'), self::rate(self::float($m, 'fanout_msgs_per_s'))),
+            '', '', '', null,
+        ];
+        $one = self::float($this->section('world_1'), 'orders_per_s');
+        $two = self::float($this->section('world_2'), 'orders_per_s');
+        $rows[] = ['world: orders/s with 2 workers', self::rate($two) . ' orders/s', self::rate($one) . ' orders/s (1 worker)', '', '', null];
+        $rows[] = ['world: 2 workers / 1 worker', \sprintf('%.2fx', $one > 0 ? $two / $one : 0), '', '≥ 1.6x', '', $one > 0 && $two / $one >= 1.6];
+        if (isset($this->results['http_1'], $this->results['http_2'])) {
+            $h1 = self::float($this->section('http_1'), 'rps');
+            $h2 = self::float($this->section('http_2'), 'rps');
+            $rows[] = ['HTTP GET /: RPS with 2 workers', self::rate($h2) . ' RPS', self::rate($h1) . ' RPS (1 worker)', '', '', null];
+            $rows[] = ['HTTP: 2 workers / 1 worker', \sprintf('%.2fx', $h1 > 0 ? $h2 / $h1 : 0), '', '≥ 1.5x', '', $h1 > 0 && $h2 / $h1 >= 1.5];
+        }
+
+        return $rows;
+    }
+
+    private function httpNote(): string
+    {
+        if (!isset($this->results['http_1'], $this->results['http_2'])) {
+            return 'HTTP scaling was not measured in this run.';
+        }
+        $notes = [];
+        foreach ([1, 2] as $workers) {
+            $h = $this->section("http_{$workers}");
+            $seconds = max(1, self::float($h, 'seconds'));
+            $notes[] = \sprintf(
+                '%d worker%s: wrk took %.0f%% of a core and the server %.0f%% (p99 %s ms, %d errors)',
+                $workers,
+                $workers === 1 ? '' : 's',
+                self::float($h, 'wrk_cpu_s') / $seconds * 100,
+                self::float($h, 'server_cpu_s') / $seconds * 100,
+                isset($h['p99_ms']) && is_numeric($h['p99_ms']) ? number_format((float) $h['p99_ms'], 2) : '—',
+                (int) self::float($h, 'errors'),
+            );
+        }
+
+        return 'wrk (one thread, 100 connections) shares the two cores with the server: ' . implode('; ', $notes) . '.';
+    }
+
+    private function chart(): string
+    {
+        $rows = [];
+        foreach ($this->rows() as [$name, $value, $baseline, $target, , $met]) {
+            if ($target === '') {
+                continue;
+            }
+            $number = (float) preg_replace('/[^0-9.]/', '', explode(' ', $value)[0]);
+            $scale = str_contains($value, 'M') ? 1e6 : (str_contains($value, 'K') ? 1e3 : 1.0);
+            $goal = (float) preg_replace('/[^0-9.]/', '', $target);
+            $goalScale = str_contains($target, 'M') ? 1e6 : 1.0;
+            $rows[] = new ChartRow($name, $baseline === '' ? '' : "one worker: {$baseline}", [$number * $scale], [$value], $goal * $goalScale, "target {$target}", '', $met);
+        }
+
+        return (new SvgBarChart('Nexus worker pool (make bench-workers)', ['Nexus'], 'target', 'Bars: measured; dashed line: target.'))->render($rows);
+    }
+
+    /**
+     * @return array<string, mixed>
+     */
+    private function section(string $name): array
+    {
+        $section = $this->results[$name] ?? [];
+        $typed = [];
+        foreach (\is_array($section) ? $section : [] as $key => $value) {
+            $typed[(string) $key] = $value;
+        }
+
+        return $typed;
+    }
+
+    /**
+     * @param array<string, mixed> $section
+     */
+    private static function float(array $section, string $key): float
+    {
+        $value = $section[$key] ?? 0;
+
+        return is_numeric($value) ? (float) $value : 0.0;
+    }
+
+    private function string(string $key): string
+    {
+        $value = $this->results[$key] ?? '';
+
+        return \is_scalar($value) ? (string) $value : '';
+    }
+
+    private function int(string $key): int
+    {
+        $value = $this->results[$key] ?? 0;
+
+        return is_numeric($value) ? (int) $value : 0;
+    }
+
+    private static function rate(float $value): string
+    {
+        return match (true) {
+            $value >= 1e6 => \sprintf('%.2fM', $value / 1e6),
+            $value >= 1e3 => \sprintf('%.0fK', $value / 1e3),
+            default => \sprintf('%.0f', $value),
+        };
+    }
+}

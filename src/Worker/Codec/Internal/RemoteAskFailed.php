@@ -1,0 +1,15 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Worker\Codec\Internal;
+
+/**
+ * Sent back to a remote asker when its question could not be delivered at the receiving worker.
+ *
+ * @internal
+ */
+final class RemoteAskFailed
+{
+    public function __construct(public readonly string $reason) {}
+}

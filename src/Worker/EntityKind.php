@@ -1,0 +1,62 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Worker;
+
+use Nexus\Actor\ActorRef;
+use Nexus\Actor\Behavior;
+use Nexus\Actor\Exception\InvalidActorNameException;
+use Nexus\Actor\Internal\LocalActorRef;
+use Nexus\Actor\Props;
+
+/**
+ * Entities of one kind (see Workers::kind()): ref($id) addresses the entity with that id on
+ * whichever worker owns it; it is started on first use under /user/<kind>/<id>.
+ */
+final class EntityKind
+{
+    private const CACHE_LIMIT = 10_000;
+
+    /** @var array<string, ActorRef> */
+    private array $refs = [];
+
+    /**
+     * @param \Closure(string): (Props|Behavior) $factory
+     *
+     * @internal built by Workers::kind()
+     */
+    public function __construct(
+        private readonly Workers $workers,
+        public readonly string $name,
+        private readonly ActorRef $region,
+        private readonly \Closure $factory,
+    ) {}
+
+    public function ref(string $id): ActorRef
+    {
+        $ref = $this->refs[$id] ?? null;
+        if ($ref instanceof LocalActorRef && $ref->cell->status === $ref->cell::TERMINATED) {
+            $ref = null;
+        }
+        if ($ref !== null) {
+            return $ref;
+        }
+        if ($id === '' || str_contains($id, '/') || str_starts_with($id, '$')) {
+            throw new InvalidActorNameException("'{$id}' cannot be the id of a {$this->name} entity: use a non-empty id without '/' that does not start with '\$'.");
+        }
+        $owner = $this->workers->ownerOf("{$this->name}/{$id}");
+        if ($owner === $this->workers->id) {
+            \assert($this->region instanceof LocalActorRef);
+            $cell = $this->region->cell;
+            $ref = $cell->child($id) ?? $cell->spawn(($this->factory)($id), $id);
+        } else {
+            $ref = $this->workers->remoteRef($owner, "{$this->region->path()}/{$id}");
+        }
+        if (\count($this->refs) >= self::CACHE_LIMIT) {
+            $this->refs = [];
+        }
+
+        return $this->refs[$id] = $ref;
+    }
+}

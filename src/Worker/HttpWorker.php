@@ -1,0 +1,93 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Worker;
+
+use Nexus\Actor\ActorSystem;
+use Nexus\Http\Application;
+use Nexus\Http\Server\HttpServer;
+use Nexus\Http\Server\ServerOptions;
+use Nexus\Io\ListenOptions;
+use Nexus\Log\ContextLogger;
+use Nexus\Log\StderrLogger;
+use Nexus\Runtime\Loop;
+use Psr\Log\LoggerInterface;
+
+/**
+ * A worker that serves an HTTP application: its own loop, actor system and server, on the
+ * socket inherited from the master, with the pool's actors reachable through Workers.
+ *
+ * SIGTERM (or SIGINT, or the master going away) stops it gracefully: it stops accepting, lets
+ * requests in flight finish within the pool's stop timeout, then stops its actors and exits.
+ */
+final class HttpWorker implements WorkerMain
+{
+    /** Seconds an idle keep-alive connection stays open while draining: a request already sent on it is answered, not cut. */
+    private const IDLE_GRACE = 1.0;
+
+    /**
+     * @param \Closure(Application, ActorSystem, Workers): void $configure declares routes and actors; runs in every worker
+     */
+    public function __construct(
+        private readonly \Closure $configure,
+        private readonly ServerOptions $serverOptions = new ServerOptions(),
+        private readonly ?LoggerInterface $logger = null,
+    ) {}
+
+    public function run(WorkerContext $context): int
+    {
+        $loop = new Loop();
+        $logger = new ContextLogger($this->logger ?? new StderrLogger(), ['worker' => $context->id]);
+        $system = new ActorSystem("nexus-worker-{$context->id}", $logger, $loop);
+        $workers = $context->join($system);
+        $app = new Application($system, logger: $logger);
+        ($this->configure)($app, $system, $workers);
+        $server = new HttpServer($loop, $app->handler(), $this->serverOptions, $logger);
+        $listener = $context->httpListener($loop, new ListenOptions(
+            maxConnections: $this->serverOptions->maxConnections,
+            tcpNoDelay: true,
+        ));
+        if ($listener !== null) {
+            $server->serve($listener);
+        }
+
+        $stopping = false;
+        $stop = static function () use (&$stopping, $server, $system, $context): void {
+            if ($stopping) {
+                return;
+            }
+            $stopping = true;
+            $server->stop($context->options->stopTimeout, self::IDLE_GRACE)->onSettle(static function () use ($system): void {
+                $system->shutdown();
+            });
+        };
+        $watchers = [$loop->onSignal(\SIGTERM, $stop), $loop->onSignal(\SIGINT, $stop)];
+        $context->watchMaster($loop, $stop);
+        $this->watchRecycling($loop, $server, $context);
+        $context->ready();
+        $system->run();
+        foreach ($watchers as $watcher) {
+            $loop->cancel($watcher);
+        }
+
+        return 0;
+    }
+
+    private function watchRecycling(Loop $loop, HttpServer $server, WorkerContext $context): void
+    {
+        $maxRequests = $context->options->maxRequests;
+        $maxMemory = $context->options->maxMemory;
+        if ($maxRequests === 0 && $maxMemory === 0) {
+            return;
+        }
+        $timer = $loop->repeat(0.25, static function () use ($server, $context, $maxRequests, $maxMemory): void {
+            if ($maxRequests > 0 && $server->requestsServed() >= $maxRequests) {
+                $context->recycle("served {$server->requestsServed()} requests (limit {$maxRequests})");
+            } elseif ($maxMemory > 0 && memory_get_usage(true) >= $maxMemory) {
+                $context->recycle(\sprintf('uses %d bytes of memory (limit %d)', memory_get_usage(true), $maxMemory));
+            }
+        });
+        $loop->unreference($timer);
+    }
+}

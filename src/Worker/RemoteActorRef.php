@@ -1,0 +1,52 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Worker;
+
+use Nexus\Actor\ActorRef;
+use Nexus\Actor\Internal\ActorCell;
+use Nexus\Runtime\Future;
+use Nexus\Worker\Internal\Mesh;
+
+/**
+ * The address of an actor on another worker of the pool. tell() and ask() go through the link to
+ * that worker; the path is the actor's path there.
+ */
+final class RemoteActorRef implements ActorRef
+{
+    /**
+     * @internal refs come from Workers and EntityKind
+     */
+    public function __construct(
+        private readonly Mesh $mesh,
+        public readonly int $worker,
+        private readonly string $path,
+    ) {}
+
+    public function path(): string
+    {
+        return $this->path;
+    }
+
+    public function tell(mixed $message, ?ActorRef $sender = null): void
+    {
+        if ($sender === null) {
+            $current = $this->mesh->system->scheduler->current;
+            if ($current instanceof ActorCell) {
+                $sender = $current->ref;
+            }
+        }
+        $this->mesh->send($this->worker, $this->path, $message, $sender);
+    }
+
+    public function ask(mixed $message, float $timeout = 5.0): Future
+    {
+        return $this->mesh->ask($this->worker, $this->path, $message, $timeout);
+    }
+
+    public function __toString(): string
+    {
+        return "worker {$this->worker}:{$this->path}";
+    }
+}

@@ -1,0 +1,123 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Worker;
+
+use Nexus\Actor\ActorSystem;
+use Nexus\Io\Listener;
+use Nexus\Io\ListenOptions;
+use Nexus\Runtime\Loop;
+use Nexus\Worker\Codec\Codecs;
+use Nexus\Worker\Codec\MessageClasses;
+use Nexus\Worker\Internal\Mesh;
+
+/**
+ * What a worker process gets from the master: its slot, the pool's secret and runtime
+ * directory, its inherited HTTP socket, and the channel to report back on.
+ */
+final class WorkerContext
+{
+    private bool $readySent = false;
+    private bool $recycleSent = false;
+
+    /**
+     * @param resource|null $httpSocket a listening socket (SO_REUSEPORT) inherited from the master
+     * @param resource      $control    this worker's end of its channel to the master
+     *
+     * @internal made by WorkerPool
+     */
+    public function __construct(
+        public readonly int $id,
+        public readonly int $count,
+        public readonly int $generation,
+        public readonly PoolOptions $options,
+        private readonly string $runtimeDir,
+        private readonly string $secret,
+        private readonly mixed $httpSocket,
+        private readonly mixed $control,
+    ) {}
+
+    /**
+     * Starts this worker's end of the links between workers and returns the pool as the
+     * application sees it.
+     */
+    public function join(ActorSystem $system): Workers
+    {
+        $classes = new MessageClasses();
+        $mesh = new Mesh(
+            $system,
+            $this->id,
+            $this->count,
+            $this->runtimeDir,
+            $this->secret,
+            $classes,
+            Codecs::best($classes),
+            $this->options->undeliveredTimeout,
+        );
+        $mesh->start();
+        $system->whenTerminated()->onSettle(static function () use ($mesh): void {
+            $mesh->stop();
+        });
+
+        return Workers::meshed($mesh, $classes);
+    }
+
+    /**
+     * The inherited HTTP socket on the loop, or null when the pool listens on none.
+     */
+    public function httpListener(Loop $loop, ListenOptions $options = new ListenOptions(tcpNoDelay: true)): ?Listener
+    {
+        return $this->httpSocket === null ? null : Listener::fromSocket($loop, $this->httpSocket, $options);
+    }
+
+    /**
+     * Tells the master this worker serves: during a reload, the worker it replaces is stopped now.
+     */
+    public function ready(): void
+    {
+        if (!$this->readySent) {
+            $this->readySent = true;
+            $this->report('ready');
+        }
+    }
+
+    /**
+     * Asks the master for a replacement (request count or memory reached); the master starts one
+     * and then stops this worker gracefully.
+     */
+    public function recycle(string $reason): void
+    {
+        if (!$this->recycleSent) {
+            $this->recycleSent = true;
+            $this->report('recycle ' . str_replace("\n", ' ', $reason));
+        }
+    }
+
+    /**
+     * Calls $onGone once the master has gone away (its end of the channel closed), so that no
+     * worker outlives it.
+     *
+     * @param \Closure(): void $onGone
+     */
+    public function watchMaster(Loop $loop, \Closure $onGone): void
+    {
+        $control = $this->control;
+        $watcher = null;
+        $watcher = $loop->onReadable($control, static function () use ($control, $loop, &$watcher, $onGone): void {
+            $bytes = @fread($control, 512);
+            if ($bytes === '' || $bytes === false) {
+                if (\is_int($watcher)) {
+                    $loop->cancel($watcher);
+                }
+                $onGone();
+            }
+        });
+        $loop->unreference($watcher);
+    }
+
+    private function report(string $line): void
+    {
+        @fwrite($this->control, $line . "\n");
+    }
+}

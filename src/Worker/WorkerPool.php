@@ -1,0 +1,447 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Worker;
+
+use Nexus\Log\StderrLogger;
+use Nexus\Runtime\Loop;
+use Nexus\Worker\Exception\PoolStartException;
+use Nexus\Worker\Internal\WorkerProcess;
+use Psr\Log\LoggerInterface;
+
+/**
+ * The master process of a worker pool: it forks the workers, replaces any that die, and turns
+ * signals into pool-wide actions.
+ *
+ * - SIGTERM / SIGINT: every worker stops gracefully (in-flight requests finish), then run() returns.
+ * - SIGHUP: a graceful reload, one slot at a time: a new worker starts, and once it reports ready
+ *   the old one stops accepting and drains. No request fails.
+ * - A worker that dies unexpectedly is replaced at once; one that keeps dying is restarted with a
+ *   growing delay (a crash loop), and both are logged.
+ *
+ * HTTP: the master opens one listening socket per slot, all on the same port with SO_REUSEPORT,
+ * so the kernel spreads connections over them. A worker accepts on its slot's socket, inherited
+ * through fork(); as the master keeps every socket open, connections that arrive while a slot's
+ * worker is being replaced wait in that socket's backlog instead of being refused.
+ */
+final class WorkerPool
+{
+    private readonly Loop $loop;
+    private readonly LoggerInterface $logger;
+    private readonly int $count;
+    private string $runtimeDir = '';
+    private string $secret = '';
+    /** @var array<int, resource> listening sockets by slot */
+    private array $sockets = [];
+    private ?string $address = null;
+    /** @var array<int, WorkerProcess> by pid */
+    private array $processes = [];
+    /** @var array<int, list<float>> recent crash times by slot */
+    private array $crashes = [];
+    /** @var array<int, int> generation counter by slot */
+    private array $generations = [];
+    /** @var array<int, true> slots with a restart pending */
+    private array $restarting = [];
+    /** @var list<int> slots waiting for a rolling replacement */
+    private array $replaceQueue = [];
+    private ?int $replacing = null;
+    private bool $stopping = false;
+
+    public function __construct(
+        private readonly WorkerMain $main,
+        private readonly PoolOptions $options = new PoolOptions(),
+        ?LoggerInterface $logger = null,
+    ) {
+        $this->loop = new Loop();
+        $this->logger = $logger ?? new StderrLogger();
+        $this->count = $options->workerCount();
+    }
+
+    /**
+     * Opens the sockets and runtime directory; after this, address() tells where HTTP is served.
+     *
+     * @throws PoolStartException
+     */
+    public function open(): void
+    {
+        if ($this->runtimeDir !== '') {
+            return;
+        }
+        $base = $this->options->runtimeDir ?? sys_get_temp_dir();
+        $dir = \sprintf('%s/nexus-%d-%s', rtrim($base, '/'), getmypid(), bin2hex(random_bytes(4)));
+        if (!@mkdir($dir, 0o700, true)) {
+            throw new PoolStartException("Could not create the pool's runtime directory {$dir}: is {$base} writable?");
+        }
+        $this->runtimeDir = $dir;
+        $this->secret = bin2hex(random_bytes(16));
+        if ($this->options->host !== null) {
+            $port = $this->options->port;
+            for ($slot = 0; $slot < $this->count; ++$slot) {
+                $this->sockets[$slot] = $this->listen($this->options->host, $port);
+                if ($slot === 0) {
+                    $name = (string) stream_socket_get_name($this->sockets[0], false);
+                    $port = (int) substr($name, (int) strrpos($name, ':') + 1);
+                    $this->address = 'tcp://' . $name;
+                }
+            }
+        }
+    }
+
+    /**
+     * tcp://host:port that the workers accept on (the real port when port 0 was asked for).
+     */
+    public function address(): ?string
+    {
+        return $this->address;
+    }
+
+    public function workerCount(): int
+    {
+        return $this->count;
+    }
+
+    /**
+     * Forks the workers and supervises them until SIGTERM or SIGINT has stopped them all.
+     *
+     * @return int the exit code for the master
+     */
+    public function run(): int
+    {
+        $this->open();
+        $watchers = [
+            $this->loop->onSignal(\SIGCHLD, fn() => $this->reap()),
+            $this->loop->onSignal(\SIGTERM, fn() => $this->stop('SIGTERM')),
+            $this->loop->onSignal(\SIGINT, fn() => $this->stop('SIGINT')),
+            $this->loop->onSignal(\SIGHUP, fn() => $this->reload()),
+        ];
+        for ($slot = 0; $slot < $this->count; ++$slot) {
+            $this->spawn($slot);
+        }
+        $this->logger->info('Worker pool started: {count} workers{address}.', [
+            'count' => $this->count,
+            'address' => $this->address === null ? '' : ' on ' . $this->address,
+        ]);
+        while (!$this->stopping || $this->processes !== []) {
+            $this->loop->tick();
+        }
+        foreach ($watchers as $watcher) {
+            $this->loop->cancel($watcher);
+        }
+        $this->cleanUp();
+        $this->logger->info('Worker pool stopped.');
+
+        return 0;
+    }
+
+    /**
+     * @return list<int> the pids of the workers alive now
+     */
+    public function pids(): array
+    {
+        return array_keys($this->processes);
+    }
+
+    /**
+     * @return resource
+     */
+    private function listen(string $host, int $port): mixed
+    {
+        $address = str_contains($host, ':') && !str_starts_with($host, '[') ? "[{$host}]" : $host;
+        $context = stream_context_create(['socket' => ['so_reuseport' => true, 'backlog' => 511, 'tcp_nodelay' => true]]);
+        $errno = 0;
+        $errstr = '';
+        $socket = @stream_socket_server("tcp://{$address}:{$port}", $errno, $errstr, \STREAM_SERVER_BIND | \STREAM_SERVER_LISTEN, $context);
+        if ($socket === false) {
+            throw new PoolStartException("Could not listen on {$address}:{$port}: {$errstr}; is the port in use by another program?");
+        }
+
+        return $socket;
+    }
+
+    private function spawn(int $slot): void
+    {
+        unset($this->restarting[$slot]);
+        $generation = $this->generations[$slot] = ($this->generations[$slot] ?? 0) + 1;
+        $pair = stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        if ($pair === false) {
+            $this->logger->error('Could not create the channel for worker {slot}; retrying in 1 s.', ['slot' => $slot]);
+            $this->restartLater($slot, 1.0);
+
+            return;
+        }
+        [$masterEnd, $workerEnd] = $pair;
+        $pid = pcntl_fork();
+        if ($pid === -1) {
+            fclose($masterEnd);
+            fclose($workerEnd);
+            $this->logger->error('fork() failed for worker {slot}; retrying in 1 s.', ['slot' => $slot]);
+            $this->restartLater($slot, 1.0);
+
+            return;
+        }
+        if ($pid === 0) {
+            fclose($masterEnd);
+            $this->becomeWorker($slot, $generation, $workerEnd);
+
+            return;
+        }
+        fclose($workerEnd);
+        stream_set_blocking($masterEnd, false);
+        $process = new WorkerProcess($slot, $generation, $pid, $masterEnd, $this->loop->now());
+        $this->processes[$pid] = $process;
+        $process->controlWatcher = $this->loop->onReadable($masterEnd, function () use ($process): void {
+            $this->readControl($process);
+        });
+        $this->loop->unreference($process->controlWatcher);
+        $process->readTimer = $this->loop->delay($this->options->readyTimeout, function () use ($process): void {
+            $process->readTimer = null;
+            if (!$process->ready && isset($this->processes[$process->pid])) {
+                $this->logger->error('Worker {slot} (pid {pid}) did not report ready within {timeout} s; killing it.', [
+                    'slot' => $process->slot, 'pid' => $process->pid, 'timeout' => $this->options->readyTimeout,
+                ]);
+                posix_kill($process->pid, \SIGKILL);
+            }
+        });
+    }
+
+    /**
+     * @param resource $control
+     */
+    private function becomeWorker(int $slot, int $generation, mixed $control): void
+    {
+        foreach ([\SIGCHLD, \SIGTERM, \SIGINT, \SIGHUP] as $signal) {
+            pcntl_signal($signal, \SIG_DFL);
+        }
+        foreach ($this->processes as $process) {
+            @fclose($process->control);
+        }
+        foreach ($this->sockets as $other => $socket) {
+            if ($other !== $slot) {
+                fclose($socket);
+            }
+        }
+        if (\function_exists('cli_set_process_title')) {
+            @cli_set_process_title("nexus: worker {$slot}");
+        }
+        $context = new WorkerContext(
+            $slot,
+            $this->count,
+            $generation,
+            $this->options,
+            $this->runtimeDir,
+            $this->secret,
+            $this->sockets[$slot] ?? null,
+            $control,
+        );
+        $code = 1;
+        try {
+            $code = $this->main->run($context);
+        } catch (\Throwable $e) {
+            $this->logger->critical('Worker {slot} failed: {error}', ['slot' => $slot, 'error' => $e::class . ': ' . $e->getMessage(), 'exception' => $e]);
+        }
+        // The worker must never return into the master's code: its stack is a copy of the master's.
+        exit($code);
+    }
+
+    private function readControl(WorkerProcess $process): void
+    {
+        $bytes = @fread($process->control, 4096);
+        if ($bytes === '' || $bytes === false) {
+            if ($process->controlWatcher !== null) {
+                $this->loop->cancel($process->controlWatcher);
+                $process->controlWatcher = null;
+            }
+
+            return;
+        }
+        $process->buffer .= $bytes;
+        while (($end = strpos($process->buffer, "\n")) !== false) {
+            $line = substr($process->buffer, 0, $end);
+            $process->buffer = substr($process->buffer, $end + 1);
+            if ($line === 'ready') {
+                $this->workerReady($process);
+            } elseif (str_starts_with($line, 'recycle')) {
+                $this->logger->info('Worker {slot} (pid {pid}) asks to be recycled: {reason}.', ['slot' => $process->slot, 'pid' => $process->pid, 'reason' => trim(substr($line, 7))]);
+                $this->queueReplacement($process->slot);
+            }
+        }
+    }
+
+    private function workerReady(WorkerProcess $process): void
+    {
+        $process->ready = true;
+        if ($process->readTimer !== null) {
+            $this->loop->cancel($process->readTimer);
+            $process->readTimer = null;
+        }
+        $this->logger->info('Worker {slot} ready (pid {pid}, generation {generation}).', ['slot' => $process->slot, 'pid' => $process->pid, 'generation' => $process->generation]);
+        if ($this->replacing === $process->slot) {
+            foreach ($this->processes as $old) {
+                if ($old->slot === $process->slot && $old->generation < $process->generation && !$old->retiring) {
+                    $this->retire($old);
+                }
+            }
+            $this->replacing = null;
+            $this->nextReplacement();
+        }
+    }
+
+    private function retire(WorkerProcess $process): void
+    {
+        $process->retiring = true;
+        posix_kill($process->pid, \SIGTERM);
+        $pid = $process->pid;
+        $timer = $this->loop->delay($this->options->stopTimeout + 2.0, function () use ($pid): void {
+            if (isset($this->processes[$pid])) {
+                $this->logger->warning('Worker pid {pid} had not stopped {timeout} s after SIGTERM; killing it.', ['pid' => $pid, 'timeout' => $this->options->stopTimeout + 2.0]);
+                posix_kill($pid, \SIGKILL);
+            }
+        });
+        $this->loop->unreference($timer);
+    }
+
+    private function reload(): void
+    {
+        if ($this->stopping) {
+            return;
+        }
+        $this->logger->info('SIGHUP: reloading {count} workers one at a time.', ['count' => $this->count]);
+        for ($slot = 0; $slot < $this->count; ++$slot) {
+            $this->queueReplacement($slot);
+        }
+    }
+
+    private function queueReplacement(int $slot): void
+    {
+        if ($this->replacing !== $slot && !\in_array($slot, $this->replaceQueue, true)) {
+            $this->replaceQueue[] = $slot;
+        }
+        if ($this->replacing === null) {
+            $this->nextReplacement();
+        }
+    }
+
+    private function nextReplacement(): void
+    {
+        if ($this->stopping) {
+            $this->replaceQueue = [];
+
+            return;
+        }
+        $slot = array_shift($this->replaceQueue);
+        if ($slot === null) {
+            return;
+        }
+        $this->replacing = $slot;
+        $this->spawn($slot);
+    }
+
+    private function stop(string $signal): void
+    {
+        if ($this->stopping) {
+            return;
+        }
+        $this->stopping = true;
+        $this->replaceQueue = [];
+        $this->logger->info('{signal}: stopping {count} workers gracefully (in-flight requests get {timeout} s).', [
+            'signal' => $signal, 'count' => \count($this->processes), 'timeout' => $this->options->stopTimeout,
+        ]);
+        foreach ($this->processes as $process) {
+            $this->retire($process);
+        }
+    }
+
+    private function reap(): void
+    {
+        $status = 0;
+        while (($pid = pcntl_waitpid(-1, $status, \WNOHANG)) > 0) {
+            \assert(\is_int($status));
+            $process = $this->processes[$pid] ?? null;
+            if ($process === null) {
+                continue;
+            }
+            unset($this->processes[$pid]);
+            if ($process->controlWatcher !== null) {
+                $this->loop->cancel($process->controlWatcher);
+            }
+            if ($process->readTimer !== null) {
+                $this->loop->cancel($process->readTimer);
+            }
+            @fclose($process->control);
+            $how = pcntl_wifsignaled($status)
+                ? 'killed by signal ' . pcntl_wtermsig($status)
+                : 'exit code ' . pcntl_wexitstatus($status);
+            if ($process->retiring || $this->stopping) {
+                $this->logger->info('Worker {slot} (pid {pid}) stopped ({how}).', ['slot' => $process->slot, 'pid' => $pid, 'how' => $how]);
+
+                continue;
+            }
+            $this->crashed($process, $how);
+        }
+    }
+
+    private function crashed(WorkerProcess $process, string $how): void
+    {
+        $slot = $process->slot;
+        if ($this->replacing === $slot && !$process->ready) {
+            $this->replacing = null;
+            $this->logger->error('The new worker {slot} (pid {pid}) died before it was ready ({how}); the old one keeps serving.', ['slot' => $slot, 'pid' => $process->pid, 'how' => $how]);
+            $this->nextReplacement();
+
+            return;
+        }
+        foreach ($this->processes as $other) {
+            if ($other->slot === $slot && !$other->retiring) {
+                return; // a replacement for this slot already runs
+            }
+        }
+        $now = $this->loop->now();
+        $recent = array_values(array_filter(
+            $this->crashes[$slot] ?? [],
+            fn(float $at): bool => $now - $at < $this->options->crashLoopWindow,
+        ));
+        $recent[] = $now;
+        $this->crashes[$slot] = $recent;
+        $excess = \count($recent) - $this->options->crashLoopCrashes;
+        if ($excess < 0) {
+            $this->logger->error('Worker {slot} (pid {pid}) died ({how}); starting a replacement.', ['slot' => $slot, 'pid' => $process->pid, 'how' => $how]);
+            $this->spawn($slot);
+
+            return;
+        }
+        $delay = min($this->options->maxRestartDelay, 0.1 * 2 ** min(10, $excess));
+        $this->logger->critical('Worker {slot} (pid {pid}) died ({how}), {crashes} times in {window} s: crash loop, restarting in {delay} s.', [
+            'slot' => $slot, 'pid' => $process->pid, 'how' => $how, 'crashes' => \count($recent),
+            'window' => $this->options->crashLoopWindow, 'delay' => round($delay, 2),
+        ]);
+        $this->restartLater($slot, $delay);
+    }
+
+    private function restartLater(int $slot, float $delay): void
+    {
+        if (isset($this->restarting[$slot])) {
+            return;
+        }
+        $this->restarting[$slot] = true;
+        $this->loop->delay($delay, function () use ($slot): void {
+            if (!$this->stopping) {
+                $this->spawn($slot);
+            } else {
+                unset($this->restarting[$slot]);
+            }
+        });
+    }
+
+    private function cleanUp(): void
+    {
+        foreach ($this->sockets as $socket) {
+            @fclose($socket);
+        }
+        $this->sockets = [];
+        foreach (glob($this->runtimeDir . '/*') ?: [] as $file) {
+            @unlink($file);
+        }
+        @rmdir($this->runtimeDir);
+    }
+}

@@ -1,0 +1,157 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Worker;
+
+use Nexus\Actor\ActorRef;
+use Nexus\Actor\ActorSystem;
+use Nexus\Actor\Behavior;
+use Nexus\Actor\Exception\InvalidActorNameException;
+use Nexus\Actor\Props;
+use Nexus\Worker\Codec\MessageClasses;
+use Nexus\Worker\Internal\Mesh;
+
+/**
+ * The worker pool as one worker sees it: which worker this is, and actors that are reachable from
+ * every worker.
+ *
+ * A named actor lives on exactly one worker, chosen by rendezvous hashing of its name, so every
+ * worker finds it without a shared table. Declare named actors and entity kinds the same way on
+ * every worker (an application file does, as it runs on each); actors spawned with
+ * ActorSystem::spawn() stay local to their worker, one per worker, which suits caches and pools.
+ *
+ *     $orders = $workers->named('orders', Behavior::receive(...));            // on one worker
+ *     $counters = $workers->kind('counter', fn(string $id) => counter());     // spread over all
+ *     $counters->ref('apples')->tell('increment');
+ *
+ * Objects sent to another worker must be of classes registered with registerMessage().
+ */
+final class Workers
+{
+    private function __construct(
+        private readonly ActorSystem $system,
+        public readonly int $id,
+        public readonly int $count,
+        private readonly ?Mesh $mesh,
+        private readonly MessageClasses $classes,
+    ) {}
+
+    /**
+     * A pool of one: everything is local. Applications written for the pool run unchanged.
+     */
+    public static function single(ActorSystem $system): self
+    {
+        return new self($system, 0, 1, null, new MessageClasses());
+    }
+
+    /**
+     * @internal the worker pool builds this for each worker
+     */
+    public static function meshed(Mesh $mesh, MessageClasses $classes): self
+    {
+        return new self($mesh->system, $mesh->id, $mesh->count, $mesh, $classes);
+    }
+
+    /**
+     * Allows objects of these classes to be sent to actors on other workers. Register the same
+     * classes on every worker.
+     *
+     * @param class-string ...$classes
+     */
+    public function registerMessage(string ...$classes): void
+    {
+        $this->classes->register(...$classes);
+    }
+
+    /**
+     * The worker a name belongs to.
+     *
+     * @return int<0, max>
+     */
+    public function ownerOf(string $name): int
+    {
+        return $this->count === 1 ? 0 : RendezvousHash::owner($name, max(1, $this->count));
+    }
+
+    /**
+     * Declares a named actor: the worker that owns $name starts it under /user/$name, every other
+     * worker gets a reference to it there.
+     */
+    public function named(string $name, Props|Behavior $props): ActorRef
+    {
+        self::checkName($name);
+        $owner = $this->ownerOf($name);
+        if ($owner === $this->id) {
+            return $this->system->spawn($props, $name);
+        }
+
+        return $this->remoteRef($owner, "/user/{$name}");
+    }
+
+    /**
+     * The reference to a named actor declared with named(), from any worker.
+     */
+    public function ref(string $name): ActorRef
+    {
+        self::checkName($name);
+        $owner = $this->ownerOf($name);
+        if ($owner === $this->id) {
+            return $this->system->lookup("/user/{$name}")
+                ?? throw new InvalidActorNameException("No named actor '{$name}' runs on its worker ({$owner}): declare it with Workers::named() first.");
+        }
+
+        return $this->remoteRef($owner, "/user/{$name}");
+    }
+
+    /**
+     * Declares a kind of entity: many actors of one behavior, one per id, each placed on the
+     * worker that owns "$kind/$id" and started there when its first message arrives.
+     *
+     * @param \Closure(string): (Props|Behavior) $factory the behavior of the entity with that id
+     */
+    public function kind(string $kind, \Closure $factory): EntityKind
+    {
+        self::checkName($kind);
+        $region = $this->system->spawn(Behavior::ignore(), $kind);
+        $this->mesh?->addKind($region->path(), $factory);
+
+        return new EntityKind($this, $kind, $region, $factory);
+    }
+
+    /**
+     * The actor at $path on worker $worker, such as the worker-local cache every worker spawns at
+     * /user/cache. On this worker it is the local actor (or null: none lives there); on another
+     * worker a reference that delivers there (to dead letters if nothing lives there then).
+     */
+    public function at(int $worker, string $path): ?ActorRef
+    {
+        if ($worker < 0 || $worker >= $this->count) {
+            throw new \OutOfRangeException("No worker {$worker}: the pool has workers 0 to " . ($this->count - 1) . '.');
+        }
+        if ($worker === $this->id || $this->mesh === null) {
+            return $this->system->lookup($path);
+        }
+
+        return $this->mesh->remoteRef($worker, $path);
+    }
+
+    /**
+     * @internal
+     */
+    public function remoteRef(int $worker, string $path): ActorRef
+    {
+        if ($this->mesh === null) {
+            throw new \LogicException("No worker {$worker} in a pool of one.");
+        }
+
+        return $this->mesh->remoteRef($worker, $path);
+    }
+
+    private static function checkName(string $name): void
+    {
+        if ($name === '' || str_contains($name, '/') || str_starts_with($name, '$')) {
+            throw new InvalidActorNameException("'{$name}' cannot name an actor reachable from every worker: use a non-empty name without '/' that does not start with '\$'.");
+        }
+    }
+}
