@@ -34,7 +34,8 @@ use Psr\Log\NullLogger;
  *
  * Layers, outermost first: an ErrorHandler (debug mode per the constructor), the global
  * middleware, the same ErrorHandler again unless a global ErrorHandler was added (then that one
- * renders errors), the router (400/404/405), group and route middleware, the handler.
+ * renders errors), the router (400/404/405), group and route middleware, the handler. Without
+ * global middleware the ErrorHandler is there once.
  */
 final class Application
 {
@@ -158,6 +159,9 @@ final class Application
         $this->urls = $urls;
 
         $errors = new ErrorHandler($this->debug, $this->logger);
+        if ($this->middleware === []) {
+            return $this->handler = Pipeline::wrap([$errors], $router);
+        }
         $layers = [$errors, ...$this->middleware];
         foreach ($this->middleware as $middleware) {
             if ($middleware instanceof ErrorHandler) {

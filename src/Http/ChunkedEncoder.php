@@ -10,8 +10,6 @@ namespace Nexus\Http;
  */
 final class ChunkedEncoder
 {
-    private const TCHAR = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-
     private bool $ended = false;
 
     /** One chunk; "" for empty data, since a zero-size chunk would end the body. */
@@ -41,7 +39,7 @@ final class ChunkedEncoder
         $out = "0\r\n";
         foreach ($trailers ?? [] as $name => $value) {
             $name = (string) $name;
-            if ($name === '' || strspn($name, self::TCHAR) !== \strlen($name) || strpbrk($value, "\r\n\0") !== false) {
+            if (!FieldName::isValid($name) || strpbrk($value, "\r\n\0") !== false) {
                 throw new \InvalidArgumentException(\sprintf('Trailer "%s" needs a token name and a value without CR, LF or NUL.', $name));
             }
             $out .= $name . ': ' . $value . "\r\n";

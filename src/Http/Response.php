@@ -14,8 +14,6 @@ namespace Nexus\Http;
  */
 final readonly class Response
 {
-    private const TCHAR = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-
     /**
      * @param array<string, string|list<string>> $headers
      * @param (\Closure(Server\ResponseStream): void)|null $producer set through {@see stream()}
@@ -59,7 +57,7 @@ final readonly class Response
     /** @param array<string, string|list<string>> $headers */
     public static function text(string $body, int $status = 200, array $headers = []): self
     {
-        return new self($status, ['Content-Type' => 'text/plain; charset=utf-8'] + $headers, $body);
+        return new self($status, $headers === [] ? ['Content-Type' => 'text/plain; charset=utf-8'] : ['Content-Type' => 'text/plain; charset=utf-8'] + $headers, $body);
     }
 
     /** @param array<string, string|list<string>> $headers */
@@ -77,7 +75,7 @@ final readonly class Response
     {
         $body = json_encode($data, \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_SLASHES | \JSON_UNESCAPED_UNICODE);
 
-        return new self($status, ['Content-Type' => 'application/json'] + $headers, $body);
+        return new self($status, $headers === [] ? ['Content-Type' => 'application/json'] : ['Content-Type' => 'application/json'] + $headers, $body);
     }
 
     /** @param array<string, string|list<string>> $headers */
@@ -132,13 +130,11 @@ final readonly class Response
     /** @param string|list<string> $value */
     private static function assertField(string $name, string|array $value): void
     {
-        if ($name === '' || strspn($name, self::TCHAR) !== \strlen($name)) {
+        if (!FieldName::isValid($name)) {
             throw new \InvalidArgumentException(\sprintf('Response header name "%s" is not a valid token (RFC 9110 §5.1).', $name));
         }
-        foreach ((array) $value as $item) {
-            if (strpbrk($item, "\r\n\0") !== false) {
-                throw new \InvalidArgumentException(\sprintf('Response header "%s" has a CR, LF or NUL in its value; remove it (header injection).', $name));
-            }
+        if (strpbrk(\is_string($value) ? $value : implode('', $value), "\r\n\0") !== false) {
+            throw new \InvalidArgumentException(\sprintf('Response header "%s" has a CR, LF or NUL in its value; remove it (header injection).', $name));
         }
     }
 }

@@ -37,7 +37,7 @@ final class ResponseSerializer
 
         $hasDate = false;
         foreach ($response->headers as $name => $value) {
-            $lower = strtolower((string) $name);
+            $lower = FieldName::lower((string) $name);
             if ($lower === 'content-length' || $lower === 'transfer-encoding' || $lower === 'connection') {
                 continue;
             }

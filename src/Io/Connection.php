@@ -60,11 +60,6 @@ final class Connection
     /** @var list<\Closure(): void> */
     private array $drainCallbacks = [];
 
-    /** @var \Closure(resource, int): void */
-    private readonly \Closure $readHandler;
-    /** @var \Closure(resource, int): void */
-    private readonly \Closure $writeHandler;
-
     /**
      * @internal Connections come from Listener, Connector and SocketPair.
      *
@@ -82,12 +77,6 @@ final class Connection
         // Without this PHP may read ahead into its own buffer, which stream_select cannot see.
         stream_set_read_buffer($stream, 0);
         $this->stream = $stream;
-        $this->readHandler = function (): void {
-            $this->handleReadable();
-        };
-        $this->writeHandler = function (): void {
-            $this->flush();
-        };
     }
 
     /**
@@ -379,7 +368,9 @@ final class Connection
             $this->buffer = substr($this->buffer, $written);
         }
         if ($this->buffer !== '') {
-            $this->writeWatcher ??= $this->loop->onWritable($this->stream, $this->writeHandler);
+            // A handler made per registration, not kept in a property: only the loop refers to
+            // it, so a closed connection is no cycle and reference counting frees it.
+            $this->writeWatcher ??= $this->loop->onWritable($this->stream, $this->flush(...));
 
             return;
         }
@@ -422,7 +413,7 @@ final class Connection
         $want = !$this->closed && !$this->readEnded
             && ($this->pendingRead !== null || (!$this->paused && $this->dataCallbacks !== []));
         if ($want && $this->readWatcher === null) {
-            $this->readWatcher = $this->loop->onReadable($this->stream, $this->readHandler);
+            $this->readWatcher = $this->loop->onReadable($this->stream, $this->handleReadable(...));
         } elseif (!$want && $this->readWatcher !== null) {
             $this->loop->cancel($this->readWatcher);
             $this->readWatcher = null;

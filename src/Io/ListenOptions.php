@@ -17,6 +17,8 @@ namespace Nexus\Io;
  * - acceptBatch: connections accepted at most per readiness event, so a burst cannot starve the
  *   rest of the loop.
  * - writeHighWaterMark: see Connection::write().
+ * - acceptBackoff: seconds to stop accepting when the process or system is out of file
+ *   descriptors (EMFILE, ENFILE) or socket memory; the clients wait in the backlog meanwhile.
  */
 final readonly class ListenOptions
 {
@@ -29,6 +31,7 @@ final readonly class ListenOptions
         public bool $tcpNoDelay = false,
         public int $acceptBatch = 64,
         public int $writeHighWaterMark = Connection::DEFAULT_HIGH_WATER_MARK,
+        public float $acceptBackoff = 0.1,
     ) {
         if ($backlog < 1) {
             throw new \InvalidArgumentException("The listen backlog must be at least 1, got {$backlog}.");
@@ -42,6 +45,9 @@ final readonly class ListenOptions
         }
         if ($acceptBatch < 1) {
             throw new \InvalidArgumentException("acceptBatch must be at least 1, got {$acceptBatch}.");
+        }
+        if (!($acceptBackoff > 0.0) || is_infinite($acceptBackoff)) {
+            throw new \InvalidArgumentException("acceptBackoff must be a finite number of seconds above zero, got {$acceptBackoff}.");
         }
         if ($writeHighWaterMark < 1) {
             throw new \InvalidArgumentException("writeHighWaterMark must be at least 1 byte, got {$writeHighWaterMark}.");

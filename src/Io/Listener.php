@@ -6,6 +6,7 @@ namespace Nexus\Io;
 
 use Nexus\Io\Exception\ListenException;
 use Nexus\Runtime\Loop;
+use Psr\Log\LoggerInterface;
 
 /**
  * A listening TCP (tcp://127.0.0.1:8080, port 0 picks a free one) or Unix (unix:///path/to.sock)
@@ -14,6 +15,11 @@ use Nexus\Runtime\Loop;
  * At ListenOptions::$maxConnections open connections it stops accepting until one of them closes:
  * the kernel keeps the newcomers in its backlog meanwhile, so clients wait rather than being
  * refused. close() stops listening; connections already accepted stay open.
+ *
+ * When accept() fails for want of file descriptors (EMFILE, ENFILE) or socket memory, it stops
+ * accepting for ListenOptions::$acceptBackoff seconds instead of retrying on every loop turn (the
+ * listening socket stays readable, so that would spin), logs a warning once per such episode, and
+ * tries again; the connections it has keep being served.
  */
 final class Listener
 {
@@ -24,6 +30,9 @@ final class Listener
     private ?int $watcher = null;
     private bool $paused = false;
     private bool $closed = false;
+    private ?int $backoffTimer = null;
+    /** out of descriptors since the last successful accept (the warning is logged once) */
+    private bool $exhausted = false;
     /** @var array<int, Connection> open connections by object id: they live until closed even if the handler drops them */
     private array $open = [];
     /** @var list<\Closure(Connection): void> */
@@ -39,6 +48,7 @@ final class Listener
         mixed $server,
         private readonly ListenOptions $options,
         ?string $unixPath,
+        private readonly ?LoggerInterface $logger = null,
     ) {
         $this->server = $server;
         $this->unixPath = $unixPath;
@@ -53,7 +63,7 @@ final class Listener
     /**
      * @throws ListenException when the address is malformed, in use or not permitted
      */
-    public static function listen(Loop $loop, string $address, ListenOptions $options = new ListenOptions()): self
+    public static function listen(Loop $loop, string $address, ListenOptions $options = new ListenOptions(), ?LoggerInterface $logger = null): self
     {
         $unixPath = null;
         if (str_starts_with($address, 'unix://')) {
@@ -81,7 +91,20 @@ final class Listener
         }
         stream_set_blocking($server, false);
 
-        return new self($loop, $server, $options, $unixPath);
+        return new self($loop, $server, $options, $unixPath, $logger);
+    }
+
+    /**
+     * Accepts on a socket that is already listening, such as one inherited from a parent process
+     * (the worker pool's master opens one per worker). close() closes this process's copy.
+     *
+     * @param resource $server a listening stream socket
+     */
+    public static function fromSocket(Loop $loop, mixed $server, ListenOptions $options = new ListenOptions(), ?LoggerInterface $logger = null): self
+    {
+        stream_set_blocking($server, false);
+
+        return new self($loop, $server, $options, null, $logger);
     }
 
     /**
@@ -138,6 +161,10 @@ final class Listener
             return;
         }
         $this->closed = true;
+        if ($this->backoffTimer !== null) {
+            $this->loop->cancel($this->backoffTimer);
+            $this->backoffTimer = null;
+        }
         $this->updateWatcher();
         fclose($this->server);
         if ($this->unixPath !== null) {
@@ -153,7 +180,16 @@ final class Listener
             // worker on the same port) is expected.
             $stream = @stream_socket_accept($this->server, 0);
             if ($stream === false) {
+                if (self::outOfResources()) {
+                    $this->backOff();
+
+                    return;
+                }
                 break;
+            }
+            if ($this->exhausted) {
+                $this->exhausted = false;
+                $this->logger?->info('Accepting connections on {address} again.', ['address' => $this->address]);
             }
             $connection = new Connection($this->loop, $stream, $this->options->writeHighWaterMark);
             $key = spl_object_id($connection);
@@ -181,9 +217,48 @@ final class Listener
         $this->updateWatcher();
     }
 
+    private function backOff(): void
+    {
+        if (!$this->exhausted) {
+            $this->exhausted = true;
+            $this->logger?->warning('Cannot accept connections on {address}: {reason}. Accepting pauses for {seconds} s at a time until it works again; open connections are still served. Raise the descriptor limit (ulimit -n) or lower maxConnections.', [
+                'address' => $this->address,
+                'reason' => self::acceptError(),
+                'seconds' => $this->options->acceptBackoff,
+                'connections' => \count($this->open),
+            ]);
+        }
+        $this->backoffTimer = $this->loop->delay($this->options->acceptBackoff, function (): void {
+            $this->backoffTimer = null;
+            $this->updateWatcher();
+        });
+        $this->updateWatcher();
+    }
+
+    /**
+     * Whether the accept() that just failed ran out of descriptors or memory, rather than finding
+     * nothing to accept (or losing the race for it to another worker).
+     */
+    private static function outOfResources(): bool
+    {
+        $error = self::acceptError();
+
+        return str_contains($error, 'Too many open files') // EMFILE, ENFILE
+            || str_contains($error, 'No buffer space') // ENOBUFS
+            || str_contains($error, 'Cannot allocate memory'); // ENOMEM
+    }
+
+    private static function acceptError(): string
+    {
+        $message = error_get_last()['message'] ?? '';
+        $at = strpos($message, 'Accept failed: ');
+
+        return $at === false ? $message : substr($message, $at + 15);
+    }
+
     private function updateWatcher(): void
     {
-        $want = !$this->closed && !$this->paused && \count($this->open) < $this->options->maxConnections;
+        $want = !$this->closed && !$this->paused && $this->backoffTimer === null && \count($this->open) < $this->options->maxConnections;
         if ($want && $this->watcher === null) {
             $this->watcher = $this->loop->onReadable($this->server, $this->acceptHandler);
         } elseif (!$want && $this->watcher !== null) {

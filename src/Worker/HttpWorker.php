@@ -47,7 +47,7 @@ final class HttpWorker implements WorkerMain
         $listener = $context->httpListener($loop, new ListenOptions(
             maxConnections: $this->serverOptions->maxConnections,
             tcpNoDelay: true,
-        ));
+        ), $logger);
         if ($listener !== null) {
             $server->serve($listener);
         }

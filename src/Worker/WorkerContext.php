@@ -11,6 +11,7 @@ use Nexus\Runtime\Loop;
 use Nexus\Worker\Codec\Codecs;
 use Nexus\Worker\Codec\MessageClasses;
 use Nexus\Worker\Internal\Mesh;
+use Psr\Log\LoggerInterface;
 
 /**
  * What a worker process gets from the master: its slot, the pool's secret and runtime
@@ -66,9 +67,9 @@ final class WorkerContext
     /**
      * The inherited HTTP socket on the loop, or null when the pool listens on none.
      */
-    public function httpListener(Loop $loop, ListenOptions $options = new ListenOptions(tcpNoDelay: true)): ?Listener
+    public function httpListener(Loop $loop, ListenOptions $options = new ListenOptions(tcpNoDelay: true), ?LoggerInterface $logger = null): ?Listener
     {
-        return $this->httpSocket === null ? null : Listener::fromSocket($loop, $this->httpSocket, $options);
+        return $this->httpSocket === null ? null : Listener::fromSocket($loop, $this->httpSocket, $options, $logger);
     }
 
     /**

@@ -118,6 +118,9 @@ final class RequestParser
         if ($this->error !== null) {
             throw $this->error;
         }
+        if ($this->buffer === '' && $this->head === null) {
+            return null;
+        }
         try {
             return $this->parse();
         } catch (HttpParseException $e) {
@@ -142,6 +145,15 @@ final class RequestParser
         $this->continuePending = false;
 
         return $pending;
+    }
+
+    /**
+     * Whether a request head is complete and its body is still arriving: from then on the
+     * server's body timeout applies instead of its header timeout.
+     */
+    public function isReadingBody(): bool
+    {
+        return $this->head !== null;
     }
 
     /** Bytes received but not yet returned as part of a request. */

@@ -5,8 +5,11 @@ declare(strict_types=1);
 namespace Nexus\Http\Routing;
 
 /**
- * A parsed route pattern such as `/users/{id:\d+}/files/{path:.+}`. Parameters fill whole segments;
- * a parameter whose constraint is exactly `.+` or `.*` takes the rest of the path and must be last.
+ * A parsed route pattern such as `/users/{id:\d+}/files/{path:.+}`. A parameter fills a whole
+ * segment, or shares it with text (`/files/{name}.{ext}`): such a segment is matched by one regex,
+ * built here, where a parameter without a constraint takes as much as it can (`a.tar.gz` gives
+ * name `a.tar` and ext `gz`). A parameter whose constraint is exactly `.+` or `.*` takes the rest of
+ * the path and must be last.
  * Literal text and constraints are matched against the percent-decoded segment, so write `/café`,
  * not `/caf%C3%A9`.
  */
@@ -33,25 +36,20 @@ final readonly class RoutePattern
         $length = \strlen($pattern);
         $i = 1;
         while (true) {
-            if ($i < $length && $pattern[$i] === '{') {
-                $end = self::closingBrace($pattern, $i);
-                if ($end + 1 < $length && $pattern[$end + 1] !== '/') {
-                    throw new RouteDefinitionException(\sprintf('Route pattern "%s": a parameter must fill a whole segment; put a "/" after "}" at offset %d.', $pattern, $end));
-                }
+            $end = $i < $length && $pattern[$i] === '{' ? self::closingBrace($pattern, $i) : -1;
+            if ($end > 0 && ($end + 1 === $length || $pattern[$end + 1] === '/')) {
                 $segment = self::param($pattern, substr($pattern, $i + 1, $end - $i - 1));
-                if (\in_array($segment->value, $names, true)) {
-                    throw new RouteDefinitionException(\sprintf('Route pattern "%s" uses the parameter name "%s" twice; rename one.', $pattern, $segment->value));
-                }
-                $names[] = $segment->value;
+                self::addName($pattern, $segment->value, $names);
                 $i = $end + 1;
             } else {
                 $slash = strpos($pattern, '/', $i);
                 $literal = $slash === false ? substr($pattern, $i) : substr($pattern, $i, $slash - $i);
                 if (strpbrk($literal, '{}') !== false) {
-                    throw new RouteDefinitionException(\sprintf('Route pattern "%s": segment "%s" mixes text and a parameter; a parameter must fill a whole segment.', $pattern, $literal));
+                    [$segment, $i] = self::mixed($pattern, $i, $names);
+                } else {
+                    $segment = new Segment(SegmentKind::Literal, $literal);
+                    $i += \strlen($literal);
                 }
-                $segment = new Segment(SegmentKind::Literal, $literal);
-                $i += \strlen($literal);
             }
             if ($segments !== [] && end($segments)->kind === SegmentKind::Rest) {
                 throw new RouteDefinitionException(\sprintf('Route pattern "%s": a rest parameter ({name:.+} or {name:.*}) must be the last segment.', $pattern));
@@ -75,6 +73,57 @@ final readonly class RoutePattern
     public function isStatic(): bool
     {
         return $this->names === [];
+    }
+
+    /**
+     * A segment of text and parameters, from offset $i up to the next "/" outside braces.
+     *
+     * @param list<string> $names
+     *
+     * @return array{Segment, int} the segment and the offset after it
+     */
+    private static function mixed(string $pattern, int $i, array &$names): array
+    {
+        $length = \strlen($pattern);
+        $start = $i;
+        $parts = [];
+        $regex = '';
+        while ($i < $length && $pattern[$i] !== '/') {
+            if ($pattern[$i] === '{') {
+                $end = self::closingBrace($pattern, $i);
+                $param = self::param($pattern, substr($pattern, $i + 1, $end - $i - 1));
+                if ($param->kind === SegmentKind::Rest) {
+                    throw new RouteDefinitionException(\sprintf('Route pattern "%s": parameter "%s" shares its segment with text, so it cannot take the rest of the path (.+ or .*).', $pattern, $param->value));
+                }
+                if ($parts !== [] && end($parts)->kind === SegmentKind::Param) {
+                    throw new RouteDefinitionException(\sprintf('Route pattern "%s": parameters "%s" and "%s" follow each other in one segment; put text between them.', $pattern, end($parts)->value, $param->value));
+                }
+                self::addName($pattern, $param->value, $names);
+                $parts[] = $param;
+                $regex .= '(?<p' . \count($parts) . '>' . ($param->source === null ? '.+' : str_replace('~', '\~', $param->source)) . ')';
+                $i = $end + 1;
+                continue;
+            }
+            $next = strcspn($pattern, '{}/', $i);
+            if ($next === 0) {
+                throw new RouteDefinitionException(\sprintf('Route pattern "%s": unmatched "}" at offset %d.', $pattern, $i));
+            }
+            $text = substr($pattern, $i, $next);
+            $parts[] = new Segment(SegmentKind::Literal, $text);
+            $regex .= preg_quote($text, '~');
+            $i += $next;
+        }
+
+        return [new Segment(SegmentKind::Mixed, substr($pattern, $start, $i - $start), '~^' . $regex . '$~D', null, $parts), $i];
+    }
+
+    /** @param list<string> $names */
+    private static function addName(string $pattern, string $name, array &$names): void
+    {
+        if (\in_array($name, $names, true)) {
+            throw new RouteDefinitionException(\sprintf('Route pattern "%s" uses the parameter name "%s" twice; rename one.', $pattern, $name));
+        }
+        $names[] = $name;
     }
 
     private static function closingBrace(string $pattern, int $open): int

@@ -76,6 +76,8 @@ final class Router implements RequestHandler
                 }
                 if ($segment->kind === SegmentKind::Literal) {
                     $node = $node->literals[$segment->value] ??= new TrieNode();
+                } elseif ($segment->kind === SegmentKind::Mixed) {
+                    $node = $node->mixed[(string) $segment->regex] ??= new TrieNode();
                 } elseif ($segment->regex !== null) {
                     $node = $node->constrained[$segment->regex] ??= new TrieNode();
                 } else {
@@ -180,7 +182,8 @@ final class Router implements RequestHandler
     }
 
     /**
-     * Depth-first: literal child, then constrained parameters, then `{name}`, then rest parameters,
+     * Depth-first: literal child, then constrained parameters, then segments of text and
+     * parameters, then `{name}`, then rest parameters,
      * backtracking when a branch fails further down.
      *
      * @param list<string> $segments
@@ -207,6 +210,21 @@ final class Router implements RequestHandler
                     return $leaf;
                 }
                 array_pop($values);
+            }
+        }
+        foreach ($node->mixed as $regex => $child) {
+            if (preg_match((string) $regex, $segment, $match) === 1) {
+                $before = \count($values);
+                foreach ($match as $group => $value) {
+                    if (\is_string($group)) {
+                        $values[] = $value;
+                    }
+                }
+                $leaf = self::walk($child, $segments, $i + 1, $count, $values);
+                if ($leaf !== null) {
+                    return $leaf;
+                }
+                array_splice($values, $before);
             }
         }
         if ($node->param !== null && $segment !== '') {

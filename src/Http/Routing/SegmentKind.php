@@ -12,4 +12,6 @@ enum SegmentKind
     case Param;
     /** The rest of the path, several segments joined with "/" (`{path:.+}` or `{path:.*}`); last only. */
     case Rest;
+    /** Text and parameters within one segment (`{name}.{ext}`), matched by one regex compiled at boot. */
+    case Mixed;
 }

@@ -11,6 +11,8 @@ final class TrieNode
     public array $literals = [];
     /** @var array<string, TrieNode> by anchored constraint regex, tried in declaration order */
     public array $constrained = [];
+    /** @var array<string, TrieNode> by the regex of a segment of text and parameters, in declaration order */
+    public array $mixed = [];
     /** The child for an unconstrained `{name}`: any non-empty segment, no regex. */
     public ?TrieNode $param = null;
     /** @var array<string, RouteLeaf> rest parameters by constraint (".+" or ".*") */

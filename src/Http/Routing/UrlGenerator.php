@@ -57,6 +57,14 @@ final class UrlGenerator
                 $parts[] = self::encode($segment->value);
                 continue;
             }
+            if ($segment->kind === SegmentKind::Mixed) {
+                $text = '';
+                foreach ($segment->parts as $part) {
+                    $text .= $part->kind === SegmentKind::Literal ? $part->value : self::param($name, $part, $params);
+                }
+                $parts[] = self::encode($text);
+                continue;
+            }
             $value = $params[$segment->value];
             unset($params[$segment->value]);
             $string = \is_bool($value) ? ($value ? 'true' : 'false') : (string) $value;
@@ -75,6 +83,24 @@ final class UrlGenerator
         $path = '/' . implode('/', $parts);
 
         return $params === [] ? $path : $path . '?' . http_build_query($params, '', '&', \PHP_QUERY_RFC3986);
+    }
+
+    /**
+     * The value of a parameter inside a segment of text and parameters, checked against its
+     * constraint; it is taken out of $params.
+     *
+     * @param array<string, scalar|\Stringable> $params
+     */
+    private static function param(string $route, Segment $param, array &$params): string
+    {
+        $value = $params[$param->value];
+        unset($params[$param->value]);
+        $string = \is_bool($value) ? ($value ? 'true' : 'false') : (string) $value;
+        if ($string === '' || ($param->regex !== null && preg_match($param->regex, $string) !== 1)) {
+            throw new UrlGenerationException(\sprintf('Route "%s": parameter "%s" = "%s" does not match %s.', $route, $param->value, $string, $param->source ?? 'a non-empty value'));
+        }
+
+        return $string;
     }
 
     private static function encode(string $segment): string

@@ -67,15 +67,27 @@ final class HttpServer
             $listenOptions->tcpNoDelay,
             $listenOptions->acceptBatch,
             $listenOptions->writeHighWaterMark,
+            $listenOptions->acceptBackoff,
         );
-        $listener = Listener::listen($this->loop, $address, $listenOptions);
+        $this->serve(Listener::listen($this->loop, $address, $listenOptions, $this->logger));
+    }
+
+    /**
+     * Serves connections from a listener made elsewhere, such as one on a socket inherited from
+     * the worker pool's master (Listener::fromSocket()).
+     */
+    public function serve(Listener $listener): void
+    {
+        if ($this->stopped !== null) {
+            throw new ServerStoppedException("Cannot serve {$listener->address()}: the server was stopped; create a new HttpServer.");
+        }
         $listener->onConnection(function (Connection $connection): void {
             $this->accept($connection);
         });
         $this->listeners[] = $listener;
         if ($this->sweepTimer === null) {
             $o = $this->options;
-            $interval = max(0.01, min(1.0, min($o->headerTimeout, $o->keepAliveTimeout, $o->lingerTimeout) / 4));
+            $interval = max(0.01, min(1.0, min($o->headerTimeout, $o->keepAliveTimeout, $o->lingerTimeout, $o->bodyTimeout) / 4));
             $this->sweepTimer = $this->loop->repeat($interval, function (): void {
                 $this->sweep();
             });
@@ -121,13 +133,14 @@ final class HttpServer
 
     /**
      * Stops accepting (new connections are refused), lets the requests in progress finish and be
-     * written (their last response says Connection: close), closes idle connections at once and
-     * whatever is left after $deadline seconds. The future settles when every connection is
+     * written (their last response says Connection: close), closes idle connections at once (or,
+     * with an $idleGrace, once they have been idle that long, answering a request that arrives
+     * meanwhile) and whatever is left after $deadline seconds. The future settles when every connection is
      * closed. Calling it again returns the same future.
      *
      * @return Future<null>
      */
-    public function stop(float $deadline = 10.0): Future
+    public function stop(float $deadline = 10.0, float $idleGrace = 0.0): Future
     {
         if ($this->stopped !== null) {
             return $this->stopped->future();
@@ -139,7 +152,7 @@ final class HttpServer
             $listener->close();
         }
         foreach ($this->connections as $connection) {
-            $connection->drain();
+            $connection->drain($idleGrace);
         }
         if ($this->connections === []) {
             $this->settleStop();

@@ -24,12 +24,14 @@ use Nexus\Runtime\Loop;
 final class ServerConnection
 {
     private const WAIT_NONE = 0;
-    /** a request has begun and must be complete by the deadline (408) */
+    /** a request head has begun and must be complete by the deadline (408) */
     private const WAIT_REQUEST = 1;
+    /** a request body is arriving; the deadline moves with every byte (408) */
+    private const WAIT_BODY = 2;
     /** nothing in progress; closed silently at the deadline */
-    private const WAIT_IDLE = 2;
+    private const WAIT_IDLE = 3;
     /** answered and end()ed; closed hard at the deadline */
-    private const WAIT_LINGER = 3;
+    private const WAIT_LINGER = 4;
 
     /** When the current wait runs out (INF: not waiting). Checked by the server's sweep timer. */
     public float $deadline = \INF;
@@ -147,11 +149,22 @@ final class ServerConnection
     }
 
     /**
-     * The server stops: finish what is in progress, take no more requests.
+     * The server stops: finish what is in progress, take no more requests. With an $idleGrace,
+     * an idle keep-alive connection is not cut at once: a request already on its way is still
+     * answered (with Connection: close), and the connection closes after $idleGrace seconds
+     * without one. That is what lets a pool replace a worker without failing a request.
      */
-    public function drain(): void
+    public function drain(float $idleGrace = 0.0): void
     {
         $this->draining = true;
+        if ($idleGrace > 0.0 && $this->head === $this->tail && !$this->ended && !$this->closing) {
+            if ($this->deadline > $this->loop->now() + $idleGrace) {
+                $this->waiting = self::WAIT_NONE;
+                $this->wait(self::WAIT_IDLE, $idleGrace);
+            }
+
+            return;
+        }
         $this->closing = true;
         if ($this->head === $this->tail && !$this->ended) {
             // end(), not close(): a response may still be on its way to a slow reader.
@@ -180,7 +193,7 @@ final class ServerConnection
 
             return;
         }
-        if ($this->waiting === self::WAIT_REQUEST) {
+        if ($this->waiting === self::WAIT_REQUEST || $this->waiting === self::WAIT_BODY) {
             $this->reject(408);
         } else {
             $this->connection->close();
@@ -193,6 +206,10 @@ final class ServerConnection
             return;
         }
         $this->parser->feed($data);
+        if ($this->waiting === self::WAIT_BODY) {
+            // The body timeout counts from the last byte: let update() set it again.
+            $this->waiting = self::WAIT_NONE;
+        }
         $this->parse();
     }
 
@@ -439,6 +456,8 @@ final class ServerConnection
         } elseif ($inFlight > 0) {
             $this->waiting = self::WAIT_NONE;
             $this->deadline = \INF;
+        } elseif ($this->parser->isReadingBody()) {
+            $this->wait(self::WAIT_BODY, $this->options->bodyTimeout);
         } elseif ($this->parser->bufferedBytes() > 0) {
             $this->wait(self::WAIT_REQUEST, $this->options->headerTimeout);
         } else {

@@ -11,10 +11,11 @@ use Nexus\Io\ListenOptions;
  * How an HttpServer treats its clients. Times are in seconds.
  *
  * - limits: request line (414), header block (431), body (413) for the parser.
- * - headerTimeout: a connection that has started a request must deliver it within this time, or
- *   it gets 408 and is closed. A new connection that sends nothing is closed silently after it.
- *   The parser does not say where a head ends, so this also bounds reading the request body:
- *   raise it for slow, large uploads.
+ * - headerTimeout: a connection that has started a request must deliver its head (request line
+ *   and header fields) within this time, or it gets 408 and is closed. A new connection that
+ *   sends nothing is closed silently after it.
+ * - bodyTimeout: once the head is in, the body may take as long as it needs, but no more than
+ *   this may pass without a byte of it arriving (408 and close otherwise).
  * - keepAliveTimeout: an idle keep-alive connection is closed silently after this time.
  * - maxConnections: open connections at most over all the server's listeners; more clients wait
  *   in the kernel backlog until one closes.
@@ -32,8 +33,10 @@ final readonly class ServerOptions
         public int $maxConnections = ListenOptions::MAX_CONNECTIONS_LIMIT,
         public int $maxPipelined = 16,
         public float $lingerTimeout = 2.0,
+        public float $bodyTimeout = 30.0,
     ) {
-        foreach (['headerTimeout' => $headerTimeout, 'keepAliveTimeout' => $keepAliveTimeout, 'lingerTimeout' => $lingerTimeout] as $name => $value) {
+        $timeouts = ['headerTimeout' => $headerTimeout, 'keepAliveTimeout' => $keepAliveTimeout, 'lingerTimeout' => $lingerTimeout, 'bodyTimeout' => $bodyTimeout];
+        foreach ($timeouts as $name => $value) {
             if (!($value > 0.0) || is_infinite($value)) {
                 throw new \InvalidArgumentException(\sprintf('ServerOptions::$%s must be a finite number of seconds above zero, got %s.', $name, $value));
             }

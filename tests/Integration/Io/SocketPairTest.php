@@ -27,6 +27,28 @@ final class SocketPairTest extends SocketTestCase
         self::assertFalse($this->loop->isAlive());
     }
 
+    public function testAClosedConnectionIsFreedWithoutTheCycleCollector(): void
+    {
+        [$a, $b] = SocketPair::create($this->loop);
+        $this->track($b);
+        $a->onData(static function (): void {});
+        $b->write(str_repeat('x', 10));
+        $this->runUntil(static fn(): bool => $a->bufferedBytes() === 0);
+        $this->loop->runUntilIdle();
+        $freed = \WeakReference::create($a);
+        $collecting = gc_enabled();
+        gc_disable();
+        try {
+            $a->close();
+            unset($a);
+            self::assertNull($freed->get(), 'nothing refers back to a closed connection: reference counting frees it');
+        } finally {
+            if ($collecting) {
+                gc_enable();
+            }
+        }
+    }
+
     public function testOnlyOneReadAtATime(): void
     {
         [$a, $b] = SocketPair::create($this->loop);

@@ -24,6 +24,8 @@ final class LoadClient
     public array $failures = [];
     /** @var array<int, int> responses per worker pid */
     public array $byPid = [];
+    /** @var array<int, float> when the first response from each worker pid arrived (microtime) */
+    public array $firstSeen = [];
 
     public function __construct(
         private readonly string $host,
@@ -143,6 +145,7 @@ final class LoadClient
                 if (\is_array($decoded) && \is_int($decoded['pid'] ?? null)) {
                     $this->pids[$i] = $decoded['pid'];
                     $this->byPid[$decoded['pid']] = ($this->byPid[$decoded['pid']] ?? 0) + 1;
+                    $this->firstSeen[$decoded['pid']] ??= microtime(true);
                 }
             }
             if (preg_match('/\r\nconnection:\s*close/i', $headers) === 1) {

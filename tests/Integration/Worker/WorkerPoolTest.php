@@ -79,6 +79,9 @@ final class WorkerPoolTest extends TestCase
         $load->close();
 
         self::assertSame([], $load->failuresNotOn($victim), 'connections on the surviving worker never failed');
+        $newcomers = array_filter($load->firstSeen, static fn(float $at): bool => $at > $killedAt);
+        self::assertCount(1, $newcomers, 'a replacement answered during the load');
+        self::assertLessThan(1.0, min([...$newcomers, \INF]) - $killedAt, 'the replacement answered within a second of the kill');
         $pids = $this->pids(20);
         self::assertNotContains($victim, $pids);
         self::assertCount(2, $pids, 'a replacement runs: ' . $this->output);

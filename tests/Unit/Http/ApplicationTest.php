@@ -55,6 +55,18 @@ final class ApplicationTest extends TestCase
         self::assertSame('/hello/Ada%20Lovelace', $app->url('hello', ['name' => 'Ada Lovelace']));
     }
 
+    public function testParametersWithinASegmentReachTheHandlerTyped(): void
+    {
+        $app = new Application();
+        $app->get('/files/{name}.{ext}', static fn(string $name, string $ext): array => ['name' => $name, 'ext' => $ext])->name('file');
+        $app->get('/page-{page:\d+}', static fn(int $page): string => 'page ' . ($page + 1));
+
+        self::assertSame('{"name":"report.tar","ext":"gz"}', self::call($app, 'GET', '/files/report.tar.gz')->body);
+        self::assertSame('page 8', self::call($app, 'GET', '/page-7')->body);
+        self::assertSame(404, self::call($app, 'GET', '/page-x')->status);
+        self::assertSame('/files/a%20b.txt', $app->url('file', ['name' => 'a b', 'ext' => 'txt']));
+    }
+
     public function testEveryBuilderMethodRoutesItsMethod(): void
     {
         $app = new Application();
@@ -279,8 +291,8 @@ final class ApplicationTest extends TestCase
         self::assertBootError($unresolvable, HandlerDefinitionException::class, 'Route GET /x/{id} ("x"), handler closure at ApplicationTest.php');
 
         $this->expectException(RouteDefinitionException::class);
-        $this->expectExceptionMessage('must fill a whole segment');
-        (new Application())->get('/file/{name}.txt', static fn(): string => '');
+        $this->expectExceptionMessage('put text between them');
+        (new Application())->get('/file/{name}{ext}', static fn(): string => '');
     }
 
     public function testUrlErrors(): void

@@ -31,6 +31,7 @@ final class ListenOptionsTest extends TestCase
         yield 'past stream_select' => [static fn(): ListenOptions => new ListenOptions(maxConnections: 1024), '1024 descriptors'];
         yield 'accept batch' => [static fn(): ListenOptions => new ListenOptions(acceptBatch: 0), 'acceptBatch'];
         yield 'high-water mark' => [static fn(): ListenOptions => new ListenOptions(writeHighWaterMark: 0), 'writeHighWaterMark'];
+        yield 'accept backoff' => [static fn(): ListenOptions => new ListenOptions(acceptBackoff: 0.0), 'acceptBackoff'];
     }
 
     /**

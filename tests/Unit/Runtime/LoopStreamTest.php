@@ -52,6 +52,39 @@ final class LoopStreamTest extends TestCase
         self::assertFalse($this->loop->isAlive(), 'the cancelled watcher no longer keeps the loop alive');
     }
 
+    public function testATurnRunsMoreRunnablesWhenItWatchesManyStreams(): void
+    {
+        $ran = 0;
+        $schedule = function (int $count) use (&$ran): void {
+            for ($i = 0; $i < $count; ++$i) {
+                $this->loop->scheduler()->schedule(new ClosureRunnable(static function () use (&$ran): void {
+                    ++$ran;
+                }));
+            }
+        };
+        $schedule(1000);
+        $this->loop->tick(false);
+        self::assertSame(256, $ran, 'one budget per turn with no stream watched');
+
+        // Polling 768 streams costs a turn as much as a few hundred runnables do: the turn runs
+        // one more budget per 256 streams, so the poll stays a small part of the work.
+        [$a] = $this->socketPair();
+        $ids = [];
+        for ($i = 0; $i < 768; ++$i) {
+            $ids[] = $this->loop->onReadable($a, static function (): void {});
+        }
+        $ran = 0;
+        $this->loop->tick(false);
+        self::assertSame(744, $ran, 'the rest of the queue: up to four budgets');
+        $schedule(2000);
+        $ran = 0;
+        $this->loop->tick(false);
+        self::assertSame(1024, $ran);
+        foreach ($ids as $id) {
+            $this->loop->cancel($id);
+        }
+    }
+
     public function testOnReadableDoesNotFireWithoutData(): void
     {
         [$a] = $this->socketPair();

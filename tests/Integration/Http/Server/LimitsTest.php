@@ -42,6 +42,67 @@ final class LimitsTest extends HttpServerTestCase
         self::assertSame(408, $client->responses[0]->status ?? null);
     }
 
+    public function testABodyThatKeepsArrivingOutlastsTheHeaderTimeout(): void
+    {
+        $this->serve(
+            static fn(Request $r): Response => Response::text('got ' . $r->body()),
+            new ServerOptions(headerTimeout: 0.2, bodyTimeout: 0.5),
+        );
+        $client = $this->connect();
+        $body = 'abcdefghijkl';
+        $sent = 0;
+        $timer = $this->loop->repeat(0.05, static function () use ($client, $body, &$sent): void {
+            if ($sent < \strlen($body) && $client->connection->isWritable()) {
+                $client->connection->write($body[$sent++]);
+            }
+        });
+        $started = microtime(true);
+        $client->send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 12\r\n\r\n");
+        $this->waitResponses($client, 1);
+        $this->loop->cancel($timer);
+
+        self::assertGreaterThan(0.4, microtime(true) - $started, 'the body took longer than the header timeout');
+        self::assertSame(200, $client->responses[0]->status);
+        self::assertSame('got abcdefghijkl', $client->responses[0]->body);
+        self::assertFalse($client->closed);
+    }
+
+    public function testAChunkedBodyThatKeepsArrivingOutlastsTheHeaderTimeout(): void
+    {
+        $this->serve(
+            static fn(Request $r): Response => Response::text('got ' . $r->body()),
+            new ServerOptions(headerTimeout: 0.2, bodyTimeout: 0.5),
+        );
+        $client = $this->connect();
+        $chunks = ["1\r\na\r\n", "1\r\nb\r\n", "1\r\nc\r\n", "1\r\nd\r\n", "1\r\ne\r\n", "1\r\nf\r\n", "0\r\n\r\n"];
+        $sent = 0;
+        $timer = $this->loop->repeat(0.08, static function () use ($client, $chunks, &$sent): void {
+            if ($sent < \count($chunks) && $client->connection->isWritable()) {
+                $client->connection->write($chunks[$sent++]);
+            }
+        });
+        $client->send("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+        $this->waitResponses($client, 1);
+        $this->loop->cancel($timer);
+
+        self::assertSame(200, $client->responses[0]->status);
+        self::assertSame('got abcdef', $client->responses[0]->body);
+    }
+
+    public function testAStalledBodyGets408AfterTheBodyTimeout(): void
+    {
+        $this->hello(new ServerOptions(headerTimeout: 5.0, bodyTimeout: 0.2));
+        $client = $this->connect();
+        $started = microtime(true);
+        $client->send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc");
+        $this->waitClosed($client);
+
+        self::assertSame(408, $client->responses[0]->status ?? null);
+        $elapsed = microtime(true) - $started;
+        self::assertGreaterThan(0.15, $elapsed);
+        self::assertLessThan(3.0, $elapsed, 'the body timeout, not the header timeout');
+    }
+
     public function testAnIdleKeepAliveConnectionIsClosedSilentlyAfterItsTimeout(): void
     {
         $server = $this->hello(new ServerOptions(keepAliveTimeout: 0.2));

@@ -66,6 +66,20 @@ final class RequestParserTest extends TestCase
         self::assertNull($parser->next());
     }
 
+    public function testSaysWhenTheHeadIsCompleteAndTheBodyIsStillArriving(): void
+    {
+        $parser = new RequestParser();
+        $parser->feed("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n");
+        self::assertNull($parser->next());
+        self::assertFalse($parser->isReadingBody(), 'the head is not complete');
+        $parser->feed("\r\nab");
+        self::assertNull($parser->next());
+        self::assertTrue($parser->isReadingBody());
+        $parser->feed('cd');
+        self::assertInstanceOf(Request::class, $parser->next());
+        self::assertFalse($parser->isReadingBody());
+    }
+
     public function testReadsAContentLengthBody(): void
     {
         $parser = new RequestParser();

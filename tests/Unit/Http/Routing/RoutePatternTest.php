@@ -32,6 +32,23 @@ final class RoutePatternTest extends TestCase
         self::assertCount(2, RoutePattern::parse('/users/')->segments);
     }
 
+    public function testParametersMayShareASegmentWithText(): void
+    {
+        $pattern = RoutePattern::parse('/files/{name}.{ext:[a-z]+}/v{version:\d+}');
+
+        self::assertSame(['name', 'ext', 'version'], $pattern->names);
+        self::assertFalse($pattern->isStatic());
+        self::assertSame(SegmentKind::Mixed, $pattern->segments[1]->kind);
+        self::assertSame('{name}.{ext:[a-z]+}', $pattern->segments[1]->value);
+        self::assertSame(SegmentKind::Mixed, $pattern->segments[2]->kind);
+        self::assertSame(
+            RoutePattern::parse('/files/{a}.{b:[a-z]+}/v{c:\d+}')->shape(),
+            $pattern->shape(),
+            'names do not change the shape',
+        );
+        self::assertNotSame(RoutePattern::parse('/files/{a}-{b}')->shape(), RoutePattern::parse('/files/{a}.{b}')->shape());
+    }
+
     public function testShapeIgnoresParameterNames(): void
     {
         self::assertSame(RoutePattern::parse('/u/{id}')->shape(), RoutePattern::parse('/u/{name}')->shape());
@@ -44,8 +61,10 @@ final class RoutePatternTest extends TestCase
     {
         yield 'no leading slash' => ['users', 'must start with "/"'];
         yield 'empty' => ['', 'must start with "/"'];
-        yield 'text before a param' => ['/user-{id}', 'mixes text and a parameter'];
-        yield 'text after a param' => ['/{id}.json', 'must fill a whole segment'];
+        yield 'two params side by side' => ['/{a}{b}', 'put text between them'];
+        yield 'rest inside text' => ['/files/{path:.+}.txt', 'cannot take the rest of the path'];
+        yield 'stray closing brace' => ['/a}b', 'unmatched "}"'];
+        yield 'duplicate name in text' => ['/{id}/{id}.json', 'twice'];
         yield 'unclosed brace' => ['/users/{id', 'never closed'];
         yield 'bad name' => ['/users/{1id}', 'must be a PHP identifier'];
         yield 'duplicate name' => ['/{id}/{id}', 'twice'];

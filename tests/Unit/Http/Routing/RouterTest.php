@@ -53,6 +53,9 @@ final class RouterTest extends TestCase
             [['GET'], '/any/{rest:.*}', 'any'],
             [['GET'], '/hello/{name}', 'hello'],
             [['GET'], '/slash/', 'slash'],
+            [['GET'], '/docs/{name}.{ext:html|pdf}', 'doc'],
+            [['GET'], '/docs/{name}', 'doc-page'],
+            [['GET'], '/v{major:\d+}.{minor:\d+}/status', 'version'],
         ]);
     }
 
@@ -77,6 +80,11 @@ final class RouterTest extends TestCase
         yield 'percent UTF-8' => ['GET', '/hello/caf%C3%A9', 'hello {"name":"café"}'];
         yield 'trailing slash route' => ['GET', '/slash/', 'slash []'];
         yield 'HEAD served by GET' => ['HEAD', '/users/42', 'user-by-id {"id":"42"}'];
+        yield 'params within a segment' => ['GET', '/docs/guide.pdf', 'doc {"name":"guide","ext":"pdf"}'];
+        yield 'within a segment, last dot splits' => ['GET', '/docs/a.b.html', 'doc {"name":"a.b","ext":"html"}'];
+        yield 'within a segment, decoded' => ['GET', '/docs/caf%C3%A9.html', 'doc {"name":"café","ext":"html"}'];
+        yield 'constraint fails: plain param' => ['GET', '/docs/guide.txt', 'doc-page {"name":"guide.txt"}'];
+        yield 'text and params, then a literal' => ['GET', '/v2.10/status', 'version {"major":"2","minor":"10"}'];
     }
 
     #[DataProvider('matching')]
@@ -99,6 +107,8 @@ final class RouterTest extends TestCase
         yield '%2F does not split segments' => ['GET', '/users%2Fnew'];
         yield 'asterisk-form' => ['OPTIONS', '*'];
         yield 'too deep' => ['GET', '/hello/a/b'];
+        yield 'text within the segment missing' => ['GET', '/v2/status'];
+        yield 'empty param within a segment' => ['GET', '/v.1/status'];
     }
 
     #[DataProvider('unmatched')]

@@ -21,6 +21,7 @@ final class UrlGeneratorTest extends TestCase
         $routes->get('/users/{id:\d+}', $noop)->name('user');
         $routes->get('/files/{path:.+}', $noop)->name('file');
         $routes->get('/about', $noop)->name('about');
+        $routes->get('/docs/{name}.{ext:html|pdf}', $noop)->name('doc');
         $routes->get('/unnamed', $noop);
 
         return UrlGenerator::fromRoutes($routes->routes->all());
@@ -36,6 +37,7 @@ final class UrlGeneratorTest extends TestCase
         yield 'unicode' => ['hello', ['name' => 'café'], '/hello/caf%C3%A9'];
         yield 'sub-delims kept' => ['hello', ['name' => 'a:b@c'], '/hello/a:b@c'];
         yield 'int' => ['user', ['id' => 42], '/users/42'];
+        yield 'params within a segment' => ['doc', ['name' => 'a guide', 'ext' => 'pdf'], '/docs/a%20guide.pdf'];
         yield 'rest keeps slashes' => ['file', ['path' => 'a b/c.txt'], '/files/a%20b/c.txt'];
         yield 'extra params become the query' => ['about', ['page' => 2, 'q' => 'a b'], '/about?page=2&q=a%20b'];
     }
@@ -50,11 +52,12 @@ final class UrlGeneratorTest extends TestCase
     /** @return iterable<string, array{string, array<string, scalar>, string}> */
     public static function badUrls(): iterable
     {
-        yield 'unknown name' => ['nope', [], 'No route is named "nope"; known names: hello, user, file, about'];
+        yield 'unknown name' => ['nope', [], 'No route is named "nope"; known names: hello, user, file, about, doc'];
         yield 'missing param' => ['hello', [], 'needs the parameter(s) name'];
         yield 'constraint broken' => ['user', ['id' => 'abc'], 'parameter "id" = "abc" does not match \d+'];
         yield 'empty plain param' => ['hello', ['name' => ''], 'does not match a non-empty segment'];
         yield 'empty rest' => ['file', ['path' => ''], 'must not be empty'];
+        yield 'constraint broken within a segment' => ['doc', ['name' => 'a', 'ext' => 'exe'], 'parameter "ext" = "exe" does not match html|pdf'];
     }
 
     /** @param array<string, scalar> $params */
