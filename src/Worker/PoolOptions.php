@@ -23,6 +23,8 @@ final class PoolOptions
      * @param int         $crashLoopCrashes   this many crashes of one slot ...
      * @param float       $crashLoopWindow    ... within this many seconds count as a crash loop: restarts back off
      * @param float       $maxRestartDelay    the longest back-off between restarts in a crash loop
+     * @param float       $spin               seconds a worker polls before it sleeps on I/O (Loop::spinBeforeBlocking()):
+     *                                        a reply from another worker is then seen without a wake-up
      */
     public function __construct(
         public readonly int $workers = 0,
@@ -37,6 +39,7 @@ final class PoolOptions
         public readonly float $crashLoopWindow = 10.0,
         public readonly float $maxRestartDelay = 5.0,
         public readonly ?string $runtimeDir = null,
+        public readonly float $spin = 0.0001,
     ) {
         if ($workers < 0 || $workers > 256) {
             throw new PoolConfigurationException("The pool needs 1 to 256 workers (0 means one per core), got {$workers}.");
@@ -46,6 +49,9 @@ final class PoolOptions
         }
         if ($maxRequests < 0 || $maxMemory < 0) {
             throw new PoolConfigurationException('maxRequests and maxMemory cannot be negative (0 turns recycling off).');
+        }
+        if ($spin < 0.0 || $spin > 0.01) {
+            throw new PoolConfigurationException("spin must be 0 to 0.01 s (0 turns it off), got {$spin}.");
         }
         if ($stopTimeout < 0 || $readyTimeout <= 0 || $undeliveredTimeout <= 0) {
             throw new PoolConfigurationException('stopTimeout must be >= 0, readyTimeout and undeliveredTimeout > 0 seconds.');

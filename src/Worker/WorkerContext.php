@@ -45,6 +45,7 @@ final class WorkerContext
      */
     public function join(ActorSystem $system): Workers
     {
+        $system->loop->spinBeforeBlocking($this->options->spin);
         $classes = new MessageClasses();
         $mesh = new Mesh(
             $system,

@@ -222,7 +222,12 @@ final class Mesh
                 $lastPath = $senderPath;
                 $sender = $senderWorker < 0 ? null : $this->remoteRef($senderWorker, $senderPath);
             }
-            $this->deliver($path, $batch[$i + 1], $sender);
+            $ref = $this->localRefs[$path] ?? null;
+            if ($ref !== null && $ref->cell->status !== ActorCell::TERMINATED) {
+                $ref->cell->deliver($batch[$i + 1], $sender);
+            } else {
+                $this->deliver($path, $batch[$i + 1], $sender);
+            }
         }
     }
 

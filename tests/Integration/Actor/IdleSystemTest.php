@@ -8,6 +8,7 @@ use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Log\MemoryLogger;
+use Nexus\Tests\Support\CpuTime;
 use PHPUnit\Framework\TestCase;
 
 final class IdleSystemTest extends TestCase
@@ -27,22 +28,14 @@ final class IdleSystemTest extends TestCase
         }));
         $system->loop->runUntilIdle(); // start everyone before measuring
 
-        $cpuBefore = self::cpuSeconds();
+        $cpuBefore = CpuTime::seconds();
         $wallBefore = hrtime(true);
         $system->run();
         $wall = (hrtime(true) - $wallBefore) / 1e9;
-        $cpu = self::cpuSeconds() - $cpuBefore;
+        $cpu = CpuTime::seconds() - $cpuBefore;
 
         self::assertGreaterThanOrEqual(0.55, $wall, 'the system stayed up until its timer');
         self::assertLessThan(0.06, $cpu, sprintf('an idle system must block, not spin: %.3f s of CPU in %.3f s', $cpu, $wall));
     }
 
-    private static function cpuSeconds(): float
-    {
-        $usage = getrusage();
-        \assert(\is_array($usage) && \is_int($usage['ru_utime.tv_sec']) && \is_int($usage['ru_utime.tv_usec'])
-            && \is_int($usage['ru_stime.tv_sec']) && \is_int($usage['ru_stime.tv_usec']));
-
-        return $usage['ru_utime.tv_sec'] + $usage['ru_utime.tv_usec'] / 1e6 + $usage['ru_stime.tv_sec'] + $usage['ru_stime.tv_usec'] / 1e6;
-    }
 }

@@ -6,6 +6,7 @@ namespace Nexus\Tests\Integration\Runtime;
 
 use Nexus\Runtime\Loop;
 use Nexus\Runtime\VirtualClock;
+use Nexus\Tests\Support\CpuTime;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -77,25 +78,12 @@ final class IdleCpuTest extends TestCase
      */
     private static function measure(\Closure $work): array
     {
-        $cpuBefore = self::cpuSeconds();
+        $cpuBefore = CpuTime::seconds();
         $start = hrtime(true);
         $work();
         $wall = (hrtime(true) - $start) / 1e9;
 
-        return [$wall, self::cpuSeconds() - $cpuBefore];
+        return [$wall, CpuTime::seconds() - $cpuBefore];
     }
 
-    private static function cpuSeconds(): float
-    {
-        $usage = getrusage();
-        self::assertIsArray($usage);
-        $seconds = 0.0;
-        foreach (['ru_utime.tv_sec' => 1.0, 'ru_utime.tv_usec' => 1e-6, 'ru_stime.tv_sec' => 1.0, 'ru_stime.tv_usec' => 1e-6] as $field => $unit) {
-            $value = $usage[$field] ?? null;
-            self::assertIsInt($value);
-            $seconds += $value * $unit;
-        }
-
-        return $seconds;
-    }
 }

@@ -125,6 +125,19 @@ final class WorkerPoolTest extends TestCase
         self::assertStringContainsString('asks to be recycled: served', $this->stderr());
     }
 
+    public function testAnIdlePoolUsesAlmostNoCpu(): void
+    {
+        $this->start();
+        $workers = $this->pids(20);
+        $before = array_map(self::cpuTicks(...), $workers);
+        usleep(1_000_000);
+        $after = array_map(self::cpuTicks(...), $workers);
+
+        foreach ($workers as $i => $pid) {
+            self::assertLessThanOrEqual(5, $after[$i] - $before[$i], "worker {$pid} used at most 50 ms of CPU in an idle second (it spins only briefly before sleeping)");
+        }
+    }
+
     public function testSigtermStopsTheMasterAndEveryWorker(): void
     {
         $this->start();
@@ -170,6 +183,14 @@ final class WorkerPoolTest extends TestCase
             usleep(10_000);
         }
         self::fail("The pool did not start within 10 s: {$this->output} {$this->stderr()}");
+    }
+
+    private static function cpuTicks(int $pid): int
+    {
+        $stat = (string) file_get_contents("/proc/{$pid}/stat");
+        $fields = explode(' ', substr($stat, (int) strrpos($stat, ')') + 2));
+
+        return (int) $fields[11] + (int) $fields[12];
     }
 
     private function masterPid(): int
