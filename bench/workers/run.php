@@ -8,13 +8,15 @@ declare(strict_types=1);
  *      fan-out of 5,000 messages to every worker; each beside the same thing within one worker.
  *   2. the world benchmark with 1 and with 2 workers: sender actors on every worker submit orders
  *      to 16 stateful order shards spread over the workers.
- *   3. HTTP: wrk against `nexus serve --workers=1` and `--workers=2`.
+ *   3. HTTP: wrk against `nexus serve --workers=1` and `--workers=2`, on GET / (wrk-bound on two
+ *      cores) and on GET /work (about 100 µs of CPU per request: server-bound).
  * Progress on stderr, a table on stdout, JSON in bench/results/workers.json, the bench:workers
  * section of docs/performance.md and docs/img/workers-bench.svg.
  */
 
 use Nexus\Bench\Workers\BenchWorker;
 use Nexus\Bench\Workers\HttpScaling;
+use Nexus\Bench\Workers\RawPingPong;
 use Nexus\Bench\Workers\WorkersReport;
 use Nexus\Log\StderrLogger;
 use Nexus\Worker\PoolOptions;
@@ -68,6 +70,8 @@ function pool(string $mode, int $workers, string $tempDir, int $messages, int $a
 }
 
 $results = ['date' => gmdate('Y-m-d'), 'php' => PHP_VERSION, 'jit' => Nexus\Bench\Environment::jitEnabled(), 'cores' => PoolOptions::cores()];
+fwrite(STDERR, "bench-workers: the floor: a bare PHP ping-pong between two processes\n");
+$results['raw_pingpong_us'] = RawPingPong::measure($smoke ? 500 : 20_000);
 fwrite(STDERR, "bench-workers: messaging between 2 workers ({$messages} messages, {$asks} asks)\n");
 $results['messaging'] = pool('messaging', 2, $tempDir, $messages, $asks, $orders);
 foreach ([1, 2] as $workers) {
@@ -80,9 +84,11 @@ if (!$smoke) {
         fwrite(STDERR, "bench-workers: wrk not found (apt-get install -y wrk): HTTP scaling not measured\n");
     } else {
         $http = new HttpScaling($root, $tempDir, $wrk);
-        foreach ([1, 2] as $workers) {
-            fwrite(STDERR, "bench-workers: wrk -t1 -c100 against nexus serve --workers={$workers}\n");
-            $results["http_{$workers}"] = $http->measure($workers, 100, $quick ? 3 : 5);
+        foreach (['' => '/', '_work' => '/work'] as $suffix => $path) {
+            foreach ([1, 2] as $workers) {
+                fwrite(STDERR, "bench-workers: wrk -t1 -c100 GET {$path} against nexus serve --workers={$workers}\n");
+                $results["http{$suffix}_{$workers}"] = $http->measure($workers, 100, $quick ? 3 : 5, $path);
+            }
         }
     }
 }

@@ -48,6 +48,8 @@ final class Loop
     /** @var array{resource, resource}|null */
     private ?array $wakePipe = null;
     private float $spin = 0.0;
+    private float $spinWindow = \INF;
+    private float $activeAt = -\INF;
     /** @var array<int, true> */
     private array $unreferenced = [];
     /** @var list<\Closure(): void> */
@@ -255,14 +257,24 @@ final class Loop
      * Before blocking on I/O, poll without blocking for up to $seconds (0 turns it off, the
      * default). Waking a sleeping process costs tens of microseconds on a VM; a worker that
      * expects a reply from another process soon (the worker pool) answers several times faster
-     * this way, at the price of that much CPU each time it goes idle.
+     * this way, at the price of that much CPU each time it goes idle. With $window, the loop spins
+     * only within $window seconds of the last markActive(), so that a quiet loop sleeps at once.
      */
-    public function spinBeforeBlocking(float $seconds): void
+    public function spinBeforeBlocking(float $seconds, float $window = \INF): void
     {
         if ($seconds < 0.0 || $seconds > 0.01) {
             throw new \InvalidArgumentException("The spin before blocking must be 0 to 0.01 s, got {$seconds}.");
         }
         $this->spin = $seconds;
+        $this->spinWindow = $window;
+    }
+
+    /**
+     * Tells the loop that traffic which is worth spinning for just happened (see spinBeforeBlocking()).
+     */
+    public function markActive(): void
+    {
+        $this->activeAt = $this->now;
     }
 
     /**
@@ -476,7 +488,7 @@ final class Loop
             $micros = (int) (($timeout - $seconds) * 1e6);
         }
         $ready = 0;
-        if ($this->spin > 0.0 && ($timeout === null || $timeout > 0.0)) {
+        if ($this->spin > 0.0 && ($timeout === null || $timeout > 0.0) && $this->now - $this->activeAt <= $this->spinWindow) {
             // Polling a little before sleeping: a reply from another process that comes within the
             // spin is seen at once instead of after the scheduler wakes this one (tens of µs).
             $until = hrtime(true) + (int) (min($this->spin, $timeout ?? $this->spin) * 1e9);

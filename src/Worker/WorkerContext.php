@@ -19,6 +19,9 @@ use Psr\Log\LoggerInterface;
  */
 final class WorkerContext
 {
+    /** Workers spin only this long after the last message between workers: plain HTTP traffic never makes them spin. */
+    private const SPIN_WINDOW = 0.01;
+
     private bool $readySent = false;
     private bool $recycleSent = false;
 
@@ -45,7 +48,7 @@ final class WorkerContext
      */
     public function join(ActorSystem $system): Workers
     {
-        $system->loop->spinBeforeBlocking($this->options->spin);
+        $system->loop->spinBeforeBlocking($this->options->spin, self::SPIN_WINDOW);
         $classes = new MessageClasses();
         $mesh = new Mesh(
             $system,

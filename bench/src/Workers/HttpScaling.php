@@ -23,14 +23,16 @@ final class HttpScaling
     ) {}
 
     /**
+     * @param string $path GET / (cheap: wrk is what runs out of CPU) or /work (about 100 µs of CPU per request)
+     *
      * @return array{rps: float, p99_ms: float|null, errors: int, wrk_cpu_s: float, server_cpu_s: float, seconds: int}
      */
-    public function measure(int $workers, int $connections, int $seconds): array
+    public function measure(int $workers, int $connections, int $seconds, string $path = '/'): array
     {
         $port = ServerLauncher::freePort();
         $server = new ManagedProcess(
             "nexus-{$workers}w",
-            [\PHP_BINARY, "{$this->root}/bin/nexus", 'serve', '--host=127.0.0.1', "--port={$port}", "--workers={$workers}"],
+            [\PHP_BINARY, "{$this->root}/bin/nexus", 'serve', "{$this->root}/bench/workers/cpu-app.php", '--host=127.0.0.1', "--port={$port}", "--workers={$workers}"],
             "{$this->tempDir}/nexus-{$workers}w.log",
         );
         try {
@@ -41,7 +43,7 @@ final class HttpScaling
                 }
                 usleep(50_000);
             }
-            $url = "http://127.0.0.1:{$port}/";
+            $url = "http://127.0.0.1:{$port}{$path}";
             $this->wrk($connections, 2, $url); // warm-up (JIT, connections)
             $cpuBefore = $this->serverCpu($server->pid());
             [$result, $wrkCpu] = $this->wrk($connections, $seconds, $url);

@@ -64,7 +64,12 @@ final class WorkersReport
         $pair = self::float($m, 'pair_msgs_per_s');
         $rows[] = ['cross-worker tell, one worker pair', self::rate($pair) . ' msgs/s', self::rate(self::float($m, 'local_msgs_per_s')) . ' msgs/s', '≥ 1M msgs/s', '260K msgs/s', $pair >= 1e6];
         $rtt = self::float($m, 'ask_rtt_us');
-        $rows[] = ['cross-worker ask round trip', \sprintf('%.1f µs', $rtt), \sprintf('%.1f µs', self::float($m, 'local_ask_rtt_us')), '≤ 20 µs', '20 µs', $rtt > 0 && $rtt <= 20.0];
+        $rows[] = [
+            'cross-worker ask round trip',
+            \sprintf('%.1f µs', $rtt),
+            \sprintf('%.1f µs (bare process ping-pong: %.1f µs)', self::float($m, 'local_ask_rtt_us'), self::float($this->results, 'raw_pingpong_us')),
+            '≤ 20 µs', '20 µs', $rtt > 0 && $rtt <= 20.0,
+        ];
         $rows[] = [
             'fan-out: 5,000 messages to every worker',
             \sprintf('%.1f ms (%s msgs/s)', self::float($m, 'fanout_ms'), self::rate(self::float($m, 'fanout_msgs_per_s'))),
@@ -78,7 +83,13 @@ final class WorkersReport
             $h1 = self::float($this->section('http_1'), 'rps');
             $h2 = self::float($this->section('http_2'), 'rps');
             $rows[] = ['HTTP GET /: RPS with 2 workers', self::rate($h2) . ' RPS', self::rate($h1) . ' RPS (1 worker)', '', '', null];
-            $rows[] = ['HTTP: 2 workers / 1 worker', \sprintf('%.2fx', $h1 > 0 ? $h2 / $h1 : 0), '', '≥ 1.5x', '', $h1 > 0 && $h2 / $h1 >= 1.5];
+            $rows[] = ['HTTP GET /: 2 workers / 1 worker', \sprintf('%.2fx', $h1 > 0 ? $h2 / $h1 : 0), '', '≥ 1.5x', '', $h1 > 0 && $h2 / $h1 >= 1.5];
+        }
+        if (isset($this->results['http_work_1'], $this->results['http_work_2'])) {
+            $w1 = self::float($this->section('http_work_1'), 'rps');
+            $w2 = self::float($this->section('http_work_2'), 'rps');
+            $rows[] = ['HTTP GET /work (100 µs CPU): RPS with 2 workers', self::rate($w2) . ' RPS', self::rate($w1) . ' RPS (1 worker)', '', '', null];
+            $rows[] = ['HTTP GET /work: 2 workers / 1 worker', \sprintf('%.2fx', $w1 > 0 ? $w2 / $w1 : 0), '', '≥ 1.5x', '', $w1 > 0 && $w2 / $w1 >= 1.5];
         }
 
         return $rows;
@@ -90,13 +101,15 @@ final class WorkersReport
             return 'HTTP scaling was not measured in this run.';
         }
         $notes = [];
-        foreach ([1, 2] as $workers) {
-            $h = $this->section("http_{$workers}");
+        foreach (['http_1' => 'GET /, 1 worker', 'http_2' => 'GET /, 2 workers', 'http_work_1' => 'GET /work, 1 worker', 'http_work_2' => 'GET /work, 2 workers'] as $key => $label) {
+            if (!isset($this->results[$key])) {
+                continue;
+            }
+            $h = $this->section($key);
             $seconds = max(1, self::float($h, 'seconds'));
             $notes[] = \sprintf(
-                '%d worker%s: wrk took %.0f%% of a core and the server %.0f%% (p99 %s ms, %d errors)',
-                $workers,
-                $workers === 1 ? '' : 's',
+                '%s: wrk took %.0f%% of a core and the server %.0f%% (p99 %s ms, %d errors)',
+                $label,
                 self::float($h, 'wrk_cpu_s') / $seconds * 100,
                 self::float($h, 'server_cpu_s') / $seconds * 100,
                 isset($h['p99_ms']) && is_numeric($h['p99_ms']) ? number_format((float) $h['p99_ms'], 2) : '—',

@@ -51,6 +51,7 @@ final class InboundLink
 
     private function received(string $bytes): void
     {
+        $this->mesh->system->loop->markActive();
         try {
             foreach ($this->frames->push($bytes) as [$type, $payload]) {
                 if ($this->peer === null) {

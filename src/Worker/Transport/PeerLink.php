@@ -118,6 +118,7 @@ final class PeerLink
 
             return;
         }
+        $this->mesh->system->loop->markActive();
         $encoded = $this->codec->encode($this->outbox);
         $this->outbox = [];
         $sequence = ++$this->sequence;
