@@ -5,9 +5,10 @@ declare(strict_types=1);
 /*
  * An application file for `php bin/nexus serve examples/app.php --port=8080`.
  *
- * It returns a closure that receives the Application (routes, middleware) and the ActorSystem
- * (actors) of the worker, declares what it serves, and returns. Handlers run inside fibers: they
- * may await an actor's reply without blocking other requests.
+ * It returns a closure that receives the Application (routes, middleware), the ActorSystem
+ * (actors) of the worker and the worker pool (Workers), declares what it serves, and returns. It
+ * runs in every worker process. Handlers run inside fibers: they may await an actor's reply
+ * without blocking other requests.
  */
 
 use Nexus\Actor\ActorContext;
@@ -19,17 +20,19 @@ use Nexus\Http\Handler\Actor;
 use Nexus\Http\Handler\Body;
 use Nexus\Http\Handler\Query;
 use Nexus\Http\Middleware\RequestId;
+use Nexus\Worker\Workers;
 
-return static function (Application $app, ActorSystem $system): void {
-    // A guest book kept by one actor: its state is the list of entries.
-    $system->spawn(Behavior::withState([], static function (array $entries, array $command, ActorContext $ctx): array {
+return static function (Application $app, ActorSystem $system, Workers $workers): void {
+    // A guest book kept by one actor, its state the list of entries. named() starts it on one
+    // worker and lets every worker reach it (ActorSystem::spawn() would start one per worker).
+    $workers->named('guestbook', Behavior::withState([], static function (array $entries, array $command, ActorContext $ctx): array {
         if ($command[0] === 'sign') {
             $entries[] = $command[1];
         }
         $ctx->reply($entries);
 
         return $entries;
-    }), 'guestbook');
+    }));
 
     $app->middleware(new RequestId());
 

@@ -18,6 +18,7 @@ use Nexus\Bench\Db\DbRun;
 use Nexus\Bench\Db\DbServers;
 use Nexus\Bench\Db\PostgresLauncher;
 use Nexus\Bench\Environment;
+use Nexus\Bench\ReportFiles;
 
 require dirname(__DIR__, 2) . '/vendor/autoload.php';
 
@@ -166,7 +167,7 @@ chmod($tempDir, 0o755);
 $runner = new DbBenchRunner($root, $tempDir, $settings, dbProgress(...), PHP_BINARY, $tools['nginx'] ?? 'nginx', $tools['php-fpm8.2'] ?? 'php-fpm8.2');
 $cleanup = static function () use ($runner, $tempDir): void {
     $runner->stop();
-    dbRemoveTree($tempDir);
+    ReportFiles::removeTree($tempDir);
 };
 register_shutdown_function($cleanup);
 if (function_exists('pcntl_async_signals')) {
@@ -281,49 +282,16 @@ function dbWriteReport(DbBenchOutcome $outcome, array $settings, array $options,
 
         return false;
     }
-    $document = @file_get_contents($options['doc']);
-    if (!is_string($document)) {
-        fwrite(STDERR, "Cannot read {$options['doc']}.\n");
-
-        return false;
-    }
     $report = new DbReport($outcome->runs, $outcome->baselineMs, $settings);
     $chartPath = 'img/' . basename($options['svg']);
     $section = $report->section(Environment::detect(), $command, date('Y-m-d H:i T'), $chartPath, $outcome->generatorCpuMax);
-    try {
-        $updated = DbReport::replaceSection($document, $section);
-    } catch (UnexpectedValueException $e) {
-        fwrite(STDERR, "{$options['doc']}: {$e->getMessage()}\n");
-
-        return false;
-    }
-    $svgDirectory = dirname($options['svg']);
-    if ((!is_dir($svgDirectory) && !@mkdir($svgDirectory, 0o777, true))
-        || @file_put_contents($options['svg'], $report->chart()) === false
-        || @file_put_contents($options['doc'], $updated) === false) {
-        fwrite(STDERR, "Cannot write {$options['svg']} or {$options['doc']}.\n");
+    $error = ReportFiles::update($options['doc'], $options['svg'], static fn(string $document): string => DbReport::replaceSection($document, $section), $report->chart());
+    if ($error !== null) {
+        fwrite(STDERR, "{$error}\n");
 
         return false;
     }
     dbProgress("Updated {$options['doc']} and {$options['svg']}.");
 
     return true;
-}
-
-function dbRemoveTree(string $path): void
-{
-    if (is_link($path) || is_file($path)) {
-        @unlink($path);
-
-        return;
-    }
-    if (!is_dir($path)) {
-        return;
-    }
-    foreach (scandir($path) ?: [] as $entry) {
-        if ($entry !== '.' && $entry !== '..') {
-            dbRemoveTree("{$path}/{$entry}");
-        }
-    }
-    @rmdir($path);
 }

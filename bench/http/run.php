@@ -17,6 +17,7 @@ use Nexus\Bench\Http\Measurement;
 use Nexus\Bench\Http\RunningServer;
 use Nexus\Bench\Http\ServerLauncher;
 use Nexus\Bench\Http\WrkOutputParser;
+use Nexus\Bench\ReportFiles;
 
 require dirname(__DIR__, 2) . '/vendor/autoload.php';
 
@@ -123,7 +124,7 @@ $cleanup = static function () use (&$current, &$wrkProcess, $tempDir): void {
         $current->stop();
         $current = null;
     }
-    removeTree($tempDir);
+    ReportFiles::removeTree($tempDir);
 };
 $trackWrk = static function (?ManagedProcess $process) use (&$wrkProcess): void {
     $wrkProcess = $process;
@@ -437,27 +438,12 @@ function writeReport(array $measurements, array $settings, array $versions = [])
 
         return false;
     }
-    $document = @file_get_contents($settings['doc']);
-    if (!is_string($document)) {
-        fwrite(STDERR, "Cannot read {$settings['doc']}.\n");
-
-        return false;
-    }
     $report = new HttpReport($measurements);
     $chartPath = relativeTo(dirname($settings['doc']), $settings['svg']);
     $section = $report->section(Environment::detect(), $settings['command'], date('Y-m-d H:i T'), $chartPath, $versions);
-    try {
-        $updated = HttpReport::replaceSection($document, $section);
-    } catch (UnexpectedValueException $e) {
-        fwrite(STDERR, "{$settings['doc']}: {$e->getMessage()}\n");
-
-        return false;
-    }
-    $svgDirectory = dirname($settings['svg']);
-    if ((!is_dir($svgDirectory) && !@mkdir($svgDirectory, 0o777, true))
-        || @file_put_contents($settings['svg'], $report->chart()) === false
-        || @file_put_contents($settings['doc'], $updated) === false) {
-        fwrite(STDERR, "Cannot write {$settings['svg']} or {$settings['doc']}.\n");
+    $error = ReportFiles::update($settings['doc'], $settings['svg'], static fn(string $document): string => HttpReport::replaceSection($document, $section), $report->chart());
+    if ($error !== null) {
+        fwrite(STDERR, "{$error}\n");
 
         return false;
     }
@@ -481,22 +467,4 @@ function relativeTo(string $from, string $to): string
     }
 
     return str_repeat('../', count($fromParts) - $common) . implode('/', array_slice($toParts, $common));
-}
-
-function removeTree(string $path): void
-{
-    if (is_link($path) || is_file($path)) {
-        @unlink($path);
-
-        return;
-    }
-    if (!is_dir($path)) {
-        return;
-    }
-    foreach (scandir($path) ?: [] as $entry) {
-        if ($entry !== '.' && $entry !== '..') {
-            removeTree("{$path}/{$entry}");
-        }
-    }
-    @rmdir($path);
 }

@@ -101,6 +101,10 @@ file_put_contents($json, json_encode($results, JSON_PRETTY_PRINT | JSON_THROW_ON
 fwrite(STDERR, "bench-workers: results in {$json}\n");
 if (!$noReport) {
     $command = 'make bench-workers' . ($quick ? ' QUICK=1' : '');
-    $report->writeInto("{$root}/docs/performance.md", "{$root}/docs/img/workers-bench.svg", $command);
+    $error = $report->writeInto("{$root}/docs/performance.md", "{$root}/docs/img/workers-bench.svg", $command);
+    if ($error !== null) {
+        fwrite(STDERR, "bench-workers: {$error}\n");
+        exit(1);
+    }
     fwrite(STDERR, "bench-workers: docs/performance.md (bench:workers) and docs/img/workers-bench.svg updated\n");
 }

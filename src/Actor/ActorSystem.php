@@ -46,6 +46,8 @@ final class ActorSystem
     /** @var Deferred<null> */
     private readonly Deferred $terminated;
     private int $anonymousCount = 0;
+    /** @var array<string, ActorRef> refs lookup() answers for paths that live elsewhere (another worker) */
+    private array $aliases = [];
     private bool $shuttingDown = false;
     private ?int $deadlineTimer = null;
 
@@ -128,11 +130,22 @@ final class ActorSystem
             }
             $cell = $cell->children[$segment] ?? null;
             if ($cell === null) {
-                return null;
+                return $this->aliases === [] ? null : ($this->aliases['/' . trim($path, '/')] ?? null);
             }
         }
 
         return $cell->status === ActorCell::TERMINATED ? null : $cell->ref;
+    }
+
+    /**
+     * Makes lookup($path) answer $ref while no local actor lives there: the worker pool registers
+     * the named actors that live on other workers, so that #[Actor('name')] finds them too.
+     *
+     * @internal
+     */
+    public function alias(string $path, ActorRef $ref): void
+    {
+        $this->aliases['/' . trim($path, '/')] = $ref;
     }
 
     /**

@@ -76,7 +76,8 @@ final class Workers
 
     /**
      * Declares a named actor: the worker that owns $name starts it under /user/$name, every other
-     * worker gets a reference to it there.
+     * worker gets a reference to it there (and ActorSystem::lookup('/user/$name') and
+     * #[Actor('$name')] in handlers find it on every worker).
      */
     public function named(string $name, Props|Behavior $props): ActorRef
     {
@@ -85,8 +86,10 @@ final class Workers
         if ($owner === $this->id) {
             return $this->system->spawn($props, $name);
         }
+        $ref = $this->remoteRef($owner, "/user/{$name}");
+        $this->system->alias("/user/{$name}", $ref);
 
-        return $this->remoteRef($owner, "/user/{$name}");
+        return $ref;
     }
 
     /**

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Bench\Workers;
 
 use Nexus\Bench\ChartRow;
+use Nexus\Bench\ReportFiles;
 use Nexus\Bench\SvgBarChart;
 
 /**
@@ -30,10 +31,11 @@ final class WorkersReport
         return implode("\n", $lines) . "\n";
     }
 
-    public function writeInto(string $document, string $svgPath, string $command): void
+    /**
+     * @return string|null what went wrong, or null when the section and the chart were written
+     */
+    public function writeInto(string $document, string $svgPath, string $command): ?string
     {
-        file_put_contents($svgPath, $this->chart());
-        $text = (string) @file_get_contents($document);
         $section = \sprintf(
             "\nMeasured %s with `%s` (PHP %s, %s, %d cores; worker processes, real Unix sockets between them).\n\n%s\n%s\n![worker pool benchmarks](img/workers-bench.svg)\n\n",
             $this->string('date'),
@@ -44,14 +46,16 @@ final class WorkersReport
             $this->table(),
             $this->httpNote(),
         );
-        $start = strpos($text, self::START);
-        $end = strpos($text, self::END);
-        if ($start === false || $end === false || $end < $start) {
-            $text = rtrim($text) . "\n\n## Worker pool (`make bench-workers`)\n\n" . self::START . $section . self::END . "\n";
-        } else {
-            $text = substr($text, 0, $start + \strlen(self::START)) . $section . substr($text, $end);
-        }
-        file_put_contents($document, $text);
+
+        return ReportFiles::update($document, $svgPath, static function (string $text) use ($section): string {
+            $start = strpos($text, self::START);
+            $end = strpos($text, self::END);
+            if ($start === false || $end === false || $end < $start) {
+                return rtrim($text) . "\n\n## Worker pool (`make bench-workers`)\n\n" . self::START . $section . self::END . "\n";
+            }
+
+            return substr($text, 0, $start + \strlen(self::START)) . $section . substr($text, $end);
+        }, $this->chart());
     }
 
     /**

@@ -55,6 +55,20 @@ final class ServeCommandTest extends TestCase
         self::assertSame('{"entries":["Grace"]}', $body);
     }
 
+    public function testWithTwoWorkersEveryRequestReachesTheOneGuestbook(): void
+    {
+        $base = $this->start(['serve', 'examples/app.php', '--port=0', '--workers=2', '--no-jit']);
+
+        for ($i = 1; $i <= 12; ++$i) {
+            [$status, , $body] = $this->request('POST', "{$base}/guestbook", "{\"name\":\"guest {$i}\"}", 'application/json');
+            self::assertSame(200, $status, $body);
+        }
+        [, , $body] = $this->request('GET', "{$base}/guestbook?limit=100");
+        $entries = json_decode($body, true);
+        self::assertIsArray($entries);
+        self::assertSame(array_map(static fn(int $i): string => "guest {$i}", range(1, 12)), $entries['entries'], 'whichever worker a request landed on, it reached the same actor');
+    }
+
     public function testWrongCommandLinesAreUsageErrors(): void
     {
         foreach ([

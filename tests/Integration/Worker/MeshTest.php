@@ -271,6 +271,19 @@ final class MeshTest extends TestCase
         $ask->await();
     }
 
+    public function testANamedActorIsFoundByLookupOnEveryWorker(): void
+    {
+        $workers = [$this->worker(0), $this->worker(1)];
+        $owner = $workers[0]->ownerOf('books');
+        $local = $workers[$owner]->named('books', Behavior::ignore());
+        $remote = $workers[1 - $owner]->named('books', Behavior::ignore());
+
+        self::assertSame($local, $this->systems[$owner]->lookup('/user/books'));
+        self::assertSame($remote, $this->systems[1 - $owner]->lookup('/user/books'));
+        self::assertInstanceOf(RemoteActorRef::class, $remote);
+        self::assertNull($this->systems[1 - $owner]->lookup('/user/other'));
+    }
+
     public function testAtAddressesAnActorAtAPathOnAnyWorker(): void
     {
         $w0 = $this->worker(0);
