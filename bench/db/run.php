@@ -18,6 +18,7 @@ use Nexus\Bench\Db\DbRun;
 use Nexus\Bench\Db\DbServers;
 use Nexus\Bench\Db\PostgresLauncher;
 use Nexus\Bench\Environment;
+use Nexus\Bench\Files;
 use Nexus\Bench\ReportFiles;
 
 require dirname(__DIR__, 2) . '/vendor/autoload.php';
@@ -167,7 +168,7 @@ chmod($tempDir, 0o755);
 $runner = new DbBenchRunner($root, $tempDir, $settings, dbProgress(...), PHP_BINARY, $tools['nginx'] ?? 'nginx', $tools['php-fpm8.2'] ?? 'php-fpm8.2');
 $cleanup = static function () use ($runner, $tempDir): void {
     $runner->stop();
-    ReportFiles::removeTree($tempDir);
+    Files::removeTree($tempDir);
 };
 register_shutdown_function($cleanup);
 if (function_exists('pcntl_async_signals')) {

@@ -10,6 +10,7 @@ declare(strict_types=1);
  */
 
 use Nexus\Bench\Environment;
+use Nexus\Bench\Files;
 use Nexus\Bench\Http\HttpProbe;
 use Nexus\Bench\Http\HttpReport;
 use Nexus\Bench\Http\ManagedProcess;
@@ -124,7 +125,7 @@ $cleanup = static function () use (&$current, &$wrkProcess, $tempDir): void {
         $current->stop();
         $current = null;
     }
-    ReportFiles::removeTree($tempDir);
+    Files::removeTree($tempDir);
 };
 $trackWrk = static function (?ManagedProcess $process) use (&$wrkProcess): void {
     $wrkProcess = $process;

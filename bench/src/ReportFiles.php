@@ -5,8 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Bench;
 
 /**
- * The files a benchmark run writes: its section of docs/performance.md, its chart, and the temporary
- * directory it cleans up.
+ * The files a benchmark run writes: its section of docs/performance.md and its chart.
  */
 final class ReportFiles
 {
@@ -37,23 +36,5 @@ final class ReportFiles
         }
 
         return null;
-    }
-
-    public static function removeTree(string $path): void
-    {
-        if (is_link($path) || is_file($path)) {
-            @unlink($path);
-
-            return;
-        }
-        if (!is_dir($path)) {
-            return;
-        }
-        foreach (scandir($path) ?: [] as $entry) {
-            if ($entry !== '.' && $entry !== '..') {
-                self::removeTree("{$path}/{$entry}");
-            }
-        }
-        @rmdir($path);
     }
 }

@@ -27,6 +27,9 @@ use Psr\Log\LoggerInterface;
  */
 final class WorkerPool
 {
+    /** Room for "/worker-<slot>-<pid>.sock" within the 108 bytes of a Unix socket path. */
+    private const MAX_RUNTIME_DIR = 80;
+
     private readonly Loop $loop;
     private readonly LoggerInterface $logger;
     private readonly int $count;
@@ -70,6 +73,13 @@ final class WorkerPool
         }
         $base = $this->options->runtimeDir ?? sys_get_temp_dir();
         $dir = \sprintf('%s/nexus-%d-%s', rtrim($base, '/'), getmypid(), bin2hex(random_bytes(4)));
+        if (\strlen($dir) > self::MAX_RUNTIME_DIR) {
+            throw new PoolStartException(\sprintf(
+                "The pool's runtime directory %s is longer than %d bytes: the workers' Unix socket paths in it would exceed the kernel's 108-byte limit. Set PoolOptions::\$runtimeDir (or TMPDIR) to a shorter directory.",
+                $dir,
+                self::MAX_RUNTIME_DIR,
+            ));
+        }
         if (!@mkdir($dir, 0o700, true)) {
             throw new PoolStartException("Could not create the pool's runtime directory {$dir}: is {$base} writable?");
         }

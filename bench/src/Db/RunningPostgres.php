@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Bench\Db;
 
+use Nexus\Bench\Files;
 use Nexus\Bench\Http\ManagedProcess;
 
 /**
@@ -55,7 +56,7 @@ final class RunningPostgres
             $this->waitForExit(10.0);
         }
         $this->process->stop();
-        self::removeTree($this->directory);
+        Files::removeTree($this->directory);
     }
 
     private function waitForExit(float $seconds): void
@@ -64,23 +65,5 @@ final class RunningPostgres
         while ($this->process->running() && microtime(true) < $deadline) {
             usleep(50_000);
         }
-    }
-
-    private static function removeTree(string $path): void
-    {
-        if (is_link($path) || is_file($path)) {
-            @unlink($path);
-
-            return;
-        }
-        if (!is_dir($path)) {
-            return;
-        }
-        foreach (scandir($path) ?: [] as $entry) {
-            if ($entry !== '.' && $entry !== '..') {
-                self::removeTree("{$path}/{$entry}");
-            }
-        }
-        @rmdir($path);
     }
 }
