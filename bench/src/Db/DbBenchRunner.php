@@ -5,9 +5,9 @@ declare(strict_types=1);
 namespace Nexus\Bench\Db;
 
 use Nexus\Bench\Http\ManagedProcess;
-use Nexus\Bench\Http\ProcessCpu;
 use Nexus\Bench\Http\RunningServer;
 use Nexus\Bench\Http\ServerLauncher;
+use Nexus\Bench\ProcessTree;
 
 /**
  * Runs `make bench-db`: PostgreSQL and the latency proxy, the 10-queries baseline, then for each
@@ -110,7 +110,7 @@ final class DbBenchRunner
             return DbRun::notMeasured($name, $workers, $link, $e->getMessage());
         }
         $this->servers[$name] = $server;
-        $idle = ProcessMemory::treeRssBytes($server->pids());
+        $idle = ProcessTree::rssBytes($server->pids());
         $this->say(sprintf('    listening on 127.0.0.1:%d (pids %s), idle RSS %s', $server->port, implode(', ', $server->pids()), self::mb($idle)));
         $search = $this->settings->search($link);
         $steps = [];
@@ -130,7 +130,7 @@ final class DbBenchRunner
         $out = "{$this->tempDir}/load-" . bin2hex(random_bytes(4)) . '.json';
         $cpuBefore = $server->cpuSeconds();
         $proxyPid = $link === DbRun::PROXY ? $this->proxy?->pid() : null;
-        $proxyBefore = $proxyPid === null ? null : ProcessCpu::treeSeconds([$proxyPid]);
+        $proxyBefore = $proxyPid === null ? null : ProcessTree::cpuSeconds([$proxyPid]);
         $this->generator = new ManagedProcess('load generator', [
             $this->php, ...ServerLauncher::JIT_INI, "{$this->root}/bench/db/load.php",
             "--port={$server->port}", '--path=/bench', "--rate={$rate}", "--duration={$s->duration}", "--warmup={$s->warmup}",
@@ -139,7 +139,7 @@ final class DbBenchRunner
         $peak = null;
         $deadline = microtime(true) + $s->warmup + $s->duration + $s->drain + 30.0;
         while ($this->generator->running() && microtime(true) < $deadline) {
-            $rss = ProcessMemory::treeRssBytes($server->pids());
+            $rss = ProcessTree::rssBytes($server->pids());
             $peak = $rss === null ? $peak : max($peak ?? 0, $rss);
             usleep(200_000);
         }
@@ -148,7 +148,7 @@ final class DbBenchRunner
         $this->generator->stop();
         $this->generator = null;
         $cpuAfter = $server->cpuSeconds();
-        $proxyAfter = $proxyPid === null ? null : ProcessCpu::treeSeconds([$proxyPid]);
+        $proxyAfter = $proxyPid === null ? null : ProcessTree::cpuSeconds([$proxyPid]);
         $crashed = $server->crashed();
         if ($crashed !== null) {
             throw new DbBenchException("{$crashed->name} died during the run:\n" . $crashed->logTail());

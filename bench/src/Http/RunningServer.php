@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Bench\Http;
 
+use Nexus\Bench\ProcessTree;
+
 /**
  * A server under test: the processes that make it up (started in order, stopped in reverse) and
  * the loopback port it answers on.
@@ -29,7 +31,7 @@ final class RunningServer
 
     public function cpuSeconds(): ?float
     {
-        return ProcessCpu::treeSeconds($this->pids());
+        return ProcessTree::cpuSeconds($this->pids());
     }
 
     public function crashed(): ?ManagedProcess

@@ -9,6 +9,7 @@ use Nexus\Bench\Http\ManagedProcess;
 use Nexus\Bench\Http\ServerLauncher;
 use Nexus\Bench\Http\WrkOutputParser;
 use Nexus\Bench\Http\WrkResult;
+use Nexus\Bench\ProcessTree;
 
 /**
  * `nexus serve --workers=N` under wrk: requests per second, and the CPU wrk and the server took
@@ -45,9 +46,9 @@ final class HttpScaling
             }
             $url = "http://127.0.0.1:{$port}{$path}";
             $this->wrk($connections, 2, $url); // warm-up (JIT, connections)
-            $cpuBefore = $this->serverCpu($server->pid());
+            $cpuBefore = (ProcessTree::cpuSeconds([$server->pid()]) ?? 0.0);
             [$result, $wrkCpu] = $this->wrk($connections, $seconds, $url);
-            $serverCpu = $this->serverCpu($server->pid()) - $cpuBefore;
+            $serverCpu = (ProcessTree::cpuSeconds([$server->pid()]) ?? 0.0) - $cpuBefore;
         } finally {
             $server->stop();
         }
@@ -97,45 +98,5 @@ final class HttpScaling
         }
 
         return $seconds;
-    }
-
-    /**
-     * CPU seconds used so far by the server process and its children (the pool's workers).
-     */
-    private function serverCpu(int $pid): float
-    {
-        $ticks = 0;
-        foreach (self::family($pid) as $member) {
-            $stat = @file_get_contents("/proc/{$member}/stat");
-            if (\is_string($stat)) {
-                $fields = explode(' ', substr($stat, (int) strrpos($stat, ')') + 2));
-                $ticks += (int) ($fields[11] ?? 0) + (int) ($fields[12] ?? 0);
-            }
-        }
-
-        return $ticks / 100.0;
-    }
-
-    /**
-     * @return list<int> $pid and its descendants
-     */
-    private static function family(int $pid): array
-    {
-        $children = [];
-        foreach (glob('/proc/[0-9]*/stat') ?: [] as $file) {
-            $stat = @file_get_contents($file);
-            if (\is_string($stat)) {
-                $fields = explode(' ', substr($stat, (int) strrpos($stat, ')') + 2));
-                $children[(int) ($fields[1] ?? 0)][] = (int) basename(\dirname($file));
-            }
-        }
-        $family = [$pid];
-        for ($i = 0; $i < \count($family); ++$i) {
-            foreach ($children[$family[$i]] ?? [] as $child) {
-                $family[] = $child;
-            }
-        }
-
-        return $family;
     }
 }
