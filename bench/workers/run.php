@@ -14,6 +14,7 @@ declare(strict_types=1);
  * section of docs/performance.md and docs/img/workers-bench.svg.
  */
 
+use Nexus\Bench\Files;
 use Nexus\Bench\Workers\BenchWorker;
 use Nexus\Bench\Workers\HttpScaling;
 use Nexus\Bench\Workers\RawPingPong;
@@ -92,7 +93,7 @@ if (!$smoke) {
         }
     }
 }
-@rmdir($tempDir);
+Files::removeTree($tempDir);
 
 $report = new WorkersReport($results);
 echo $report->table();

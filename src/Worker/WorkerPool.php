@@ -72,6 +72,7 @@ final class WorkerPool
             return;
         }
         $base = $this->options->runtimeDir ?? sys_get_temp_dir();
+        self::removeStaleRuntimeDirs($base);
         $dir = \sprintf('%s/nexus-%d-%s', rtrim($base, '/'), getmypid(), bin2hex(random_bytes(4)));
         if (\strlen($dir) > self::MAX_RUNTIME_DIR) {
             throw new PoolStartException(\sprintf(
@@ -441,6 +442,31 @@ final class WorkerPool
                 unset($this->restarting[$slot]);
             }
         });
+    }
+
+    /**
+     * Removes the runtime directories of pools whose master died without cleaning up (SIGKILL):
+     * only ours (same owner), named nexus-<pid>-<hex>, whose pid is gone, holding only sockets.
+     */
+    private static function removeStaleRuntimeDirs(string $base): void
+    {
+        foreach (glob(rtrim($base, '/') . '/nexus-*-*', \GLOB_ONLYDIR) ?: [] as $dir) {
+            if (preg_match('#/nexus-(\d+)-[0-9a-f]{8}$#', $dir, $match) !== 1
+                || @fileowner($dir) !== posix_geteuid()
+                || posix_kill((int) $match[1], 0)) {
+                continue;
+            }
+            $files = glob($dir . '/*') ?: [];
+            foreach ($files as $file) {
+                if (preg_match('#/worker-\d+(-\d+)?\.sock(\.\d+)?$#', $file) !== 1) {
+                    continue 2;
+                }
+            }
+            foreach ($files as $file) {
+                @unlink($file);
+            }
+            @rmdir($dir);
+        }
     }
 
     private function cleanUp(): void

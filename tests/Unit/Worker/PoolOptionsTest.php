@@ -45,4 +45,26 @@ final class PoolOptionsTest extends TestCase
         $this->expectExceptionMessage('Set PoolOptions::$runtimeDir (or TMPDIR) to a shorter directory');
         $pool->open();
     }
+
+    public function testOpeningAPoolRemovesRuntimeDirectoriesOfDeadMastersOnly(): void
+    {
+        $base = sys_get_temp_dir() . '/nexus-stale-test-' . getmypid();
+        @mkdir($base, 0o700);
+        $dead = "{$base}/nexus-999999-0badcafe";
+        $alive = \sprintf('%s/nexus-%d-00c0ffee', $base, getmypid());
+        $foreign = "{$base}/nexus-999998-deadbeef";
+        foreach ([$dead, $alive, $foreign] as $dir) {
+            mkdir($dir, 0o700);
+            symlink("{$dir}/worker-0-1.sock", "{$dir}/worker-0.sock");
+        }
+        touch("{$foreign}/notes.txt");
+
+        $pool = new WorkerPool(new HttpWorker(static function (): void {}), new PoolOptions(host: null, runtimeDir: $base));
+        $pool->open();
+
+        self::assertDirectoryDoesNotExist($dead, 'a dead master\'s directory of sockets is removed');
+        self::assertDirectoryExists($alive, 'a live master\'s directory stays');
+        self::assertFileExists("{$foreign}/notes.txt", 'a directory holding anything but sockets stays');
+        exec('rm -rf ' . escapeshellarg($base));
+    }
 }
