@@ -6,14 +6,17 @@ namespace Nexus\Worker;
 
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\Internal\ActorCell;
+use Nexus\Actor\Internal\LocalActorRef;
+use Nexus\Actor\Internal\RemoteWatchable;
 use Nexus\Runtime\Future;
 use Nexus\Worker\Internal\Mesh;
 
 /**
  * The address of an actor on another worker of the pool. tell() and ask() go through the link to
- * that worker; the path is the actor's path there.
+ * that worker; the path is the actor's path there. An actor can watch() it: Terminated arrives
+ * when it stops, or when its worker is lost.
  */
-final class RemoteActorRef implements ActorRef
+final class RemoteActorRef implements RemoteWatchable
 {
     /**
      * @internal refs come from Workers and EntityKind
@@ -43,6 +46,21 @@ final class RemoteActorRef implements ActorRef
     public function ask(mixed $message, float $timeout = 5.0): Future
     {
         return $this->mesh->ask($this->worker, $this->path, $message, $timeout);
+    }
+
+    public function watchKey(): string
+    {
+        return $this->worker . ':' . $this->path;
+    }
+
+    public function watchFrom(LocalActorRef $watcher): void
+    {
+        $this->mesh->watch($this, $watcher);
+    }
+
+    public function unwatchFrom(LocalActorRef $watcher): void
+    {
+        $this->mesh->unwatch($this, $watcher);
     }
 
     public function __toString(): string

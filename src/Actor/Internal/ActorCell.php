@@ -239,6 +239,14 @@ final class ActorCell implements ActorContext, Runnable
             }
         } elseif ($message instanceof DeathNotice) {
             $this->deliverTerminated($message, $sender);
+        } elseif ($message instanceof RemoteDeathNotice) {
+            $key = $message->dead->watchKey();
+            $extras = $this->extras;
+            $entry = $extras?->remoteWatching[$key] ?? null;
+            if ($extras !== null && $entry !== null) {
+                unset($extras->remoteWatching[$key]);
+                $this->invoke($entry[1] ?? new Terminated($message->dead), $sender);
+            }
         } elseif ($message instanceof PoisonPill) {
             $this->stopSelf();
         } elseif ($message instanceof Kill) {
@@ -546,6 +554,9 @@ final class ActorCell implements ActorContext, Runnable
             }
             foreach ($extras->watching as [$target]) {
                 $target->sendSystem(new SystemMessage(SystemMessageKind::Unwatch, $this));
+            }
+            foreach ($extras->remoteWatching as [$remote]) {
+                $remote->unwatchFrom($this->ref);
             }
         }
         $system = $this->system;
@@ -944,8 +955,14 @@ final class ActorCell implements ActorContext, Runnable
 
     public function watch(ActorRef $ref, mixed $message = null): void
     {
+        if ($ref instanceof RemoteWatchable) {
+            $this->extras()->remoteWatching[$ref->watchKey()] = [$ref, $message];
+            $ref->watchFrom($this->ref);
+
+            return;
+        }
         if (!$ref instanceof LocalActorRef) {
-            throw new \InvalidArgumentException('Only actors of this system can be watched, not ' . get_debug_type($ref) . '.');
+            throw new \InvalidArgumentException('Only actors can be watched, not ' . get_debug_type($ref) . '.');
         }
         $target = $ref->cell;
         if ($target === $this) {
@@ -957,6 +974,14 @@ final class ActorCell implements ActorContext, Runnable
 
     public function unwatch(ActorRef $ref): void
     {
+        if ($ref instanceof RemoteWatchable) {
+            if ($this->extras !== null && isset($this->extras->remoteWatching[$ref->watchKey()])) {
+                unset($this->extras->remoteWatching[$ref->watchKey()]);
+                $ref->unwatchFrom($this->ref);
+            }
+
+            return;
+        }
         if (!$ref instanceof LocalActorRef) {
             return;
         }

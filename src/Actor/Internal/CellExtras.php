@@ -22,6 +22,8 @@ final class CellExtras
     public array $watchers = [];
     /** @var array<int, array{ActorCell, mixed, bool}> watched cell, custom message, Terminated queued */
     public array $watching = [];
+    /** @var array<string, array{RemoteWatchable, mixed}> watched actors of other processes, custom message */
+    public array $remoteWatching = [];
     public ?TimerScheduler $timers = null;
     /** @var list<array{mixed, ActorRef|null}> */
     public array $stash = [];

@@ -22,7 +22,14 @@ final class MessageClasses
 
     public function __construct()
     {
-        $this->register(PoisonPill::class, Kill::class, Internal\RemoteAskFailed::class);
+        $this->register(
+            PoisonPill::class,
+            Kill::class,
+            Internal\RemoteAskFailed::class,
+            Internal\RemoteWatch::class,
+            Internal\RemoteUnwatch::class,
+            Internal\RemoteTerminated::class,
+        );
     }
 
     /**

@@ -12,12 +12,16 @@ use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Actor\Exception\RecipientTerminatedException;
 use Nexus\Actor\Internal\ActorCell;
 use Nexus\Actor\Internal\LocalActorRef;
+use Nexus\Actor\Internal\RemoteDeathNotice;
 use Nexus\Actor\Props;
 use Nexus\Io\Connection;
 use Nexus\Io\Listener;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Worker\Codec\Internal\RemoteAskFailed;
+use Nexus\Worker\Codec\Internal\RemoteTerminated;
+use Nexus\Worker\Codec\Internal\RemoteUnwatch;
+use Nexus\Worker\Codec\Internal\RemoteWatch;
 use Nexus\Worker\Codec\MessageClasses;
 use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\RemoteActorRef;
@@ -52,6 +56,8 @@ final class Mesh
     /** @var array<string, \Closure(string): (Props|Behavior)> entity factories by region path */
     private array $kinds = [];
     private ?Listener $listener = null;
+    /** @var array<int, array<string, array<string, LocalActorRef>>> local watchers by worker, watched path and watcher path */
+    private array $watches = [];
     /** @var array<int, InboundLink> */
     private array $inbound = [];
 
@@ -76,6 +82,7 @@ final class Mesh
         $own = \sprintf('%s/worker-%d-%d.sock', $this->runtimeDir, $this->id, getmypid());
         @unlink($own);
         $this->listener = Listener::listen($this->system->loop, 'unix://' . $own);
+        $this->system->spawnSystemActor(WatchRelay::behavior($this->system), WatchRelay::NAME);
         $this->listener->onConnection(function (Connection $connection): void {
             $key = spl_object_id($connection);
             $this->inbound[$key] = new InboundLink($connection, $this, $this->secret, $this->codec, $this->system->logger);
@@ -199,6 +206,38 @@ final class Mesh
     }
 
     /**
+     * $watcher watches $target: the relay on $target's worker reports its end; losing that worker
+     * ends the watch too (workerLost()).
+     */
+    public function watch(RemoteActorRef $target, LocalActorRef $watcher): void
+    {
+        $this->watches[$target->worker][$target->path()][$watcher->cell->path] = $watcher;
+        $this->send($target->worker, WatchRelay::PATH, new RemoteWatch($target->path()), $watcher);
+    }
+
+    public function unwatch(RemoteActorRef $target, LocalActorRef $watcher): void
+    {
+        unset($this->watches[$target->worker][$target->path()][$watcher->cell->path]);
+        $this->send($target->worker, WatchRelay::PATH, new RemoteUnwatch($target->path()), $watcher);
+    }
+
+    /**
+     * The link to $worker broke, or it stayed unreachable: every actor watched there is, for the
+     * watchers here, terminated.
+     */
+    public function workerLost(int $worker): void
+    {
+        $watches = $this->watches[$worker] ?? [];
+        unset($this->watches[$worker]);
+        foreach ($watches as $path => $watchers) {
+            $dead = $this->remoteRef($worker, $path);
+            foreach ($watchers as $watcher) {
+                $watcher->cell->deliver(new RemoteDeathNotice($dead), $dead);
+            }
+        }
+    }
+
+    /**
      * Delivers a decoded batch: a flat list of (path, message, sender worker, sender path).
      *
      * @param list<mixed> $batch
@@ -223,7 +262,7 @@ final class Mesh
                 $sender = $senderWorker < 0 ? null : $this->remoteRef($senderWorker, $senderPath);
             }
             $ref = $this->localRefs[$path] ?? null;
-            if ($ref !== null && $ref->cell->status !== ActorCell::TERMINATED) {
+            if ($ref !== null && $ref->cell->status !== ActorCell::TERMINATED && !$batch[$i + 1] instanceof RemoteTerminated) {
                 $ref->cell->deliver($batch[$i + 1], $sender);
             } else {
                 $this->deliver($path, $batch[$i + 1], $sender);
@@ -278,6 +317,13 @@ final class Mesh
 
                 return;
             }
+        }
+        if ($message instanceof RemoteTerminated && $sender instanceof RemoteActorRef) {
+            $dead = $this->remoteRef($sender->worker, $message->path);
+            unset($this->watches[$sender->worker][$message->path][$ref->cell->path]);
+            $ref->cell->deliver(new RemoteDeathNotice($dead), $dead);
+
+            return;
         }
         $ref->cell->deliver($message, $sender);
     }

@@ -201,6 +201,7 @@ final class PeerLink
         if ($this->closed) {
             return;
         }
+        $this->mesh->workerLost($this->worker);
         $this->mesh->system->logger->notice('Link to worker {worker} lost; {count} messages sent to it were not confirmed and went to dead letters.', [
             'worker' => $this->worker,
             'count' => $count,
@@ -225,6 +226,7 @@ final class PeerLink
                 'count' => intdiv(\count($batch), 4),
             ]);
             $this->mesh->undeliverable($batch, $this->worker, DeadLetterReason::WorkerUnavailable);
+            $this->mesh->workerLost($this->worker);
 
             return;
         }

@@ -10,6 +10,8 @@ use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Actor\Exception\RecipientTerminatedException;
+use Nexus\Actor\Message\PoisonPill;
+use Nexus\Actor\Message\Terminated;
 use Nexus\Log\MemoryLogger;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
@@ -282,6 +284,92 @@ final class MeshTest extends TestCase
         self::assertSame($remote, $this->systems[1 - $owner]->lookup('/user/books'));
         self::assertInstanceOf(RemoteActorRef::class, $remote);
         self::assertNull($this->systems[1 - $owner]->lookup('/user/other'));
+    }
+
+    public function testAnActorWatchesAnActorOnAnotherWorkerAndGetsTerminatedOnce(): void
+    {
+        $w0 = $this->worker(0);
+        $this->worker(1);
+        $this->systems[1]->spawn(Behavior::ignore(), 'target');
+        $target = $w0->remoteRef(1, '/user/target');
+        $got = [];
+        $this->systems[0]->spawn(Behavior::setup(static function (ActorContext $ctx) use ($target, &$got): Behavior {
+            $ctx->watch($target);
+
+            return Behavior::receive(static function (mixed $message) use (&$got): void {
+                $got[] = $message;
+            });
+        }), 'watcher');
+        $this->runFor(0.05);
+        self::assertCount(0, $got, 'nothing while the target lives');
+
+        $target->tell(new PoisonPill());
+        $this->runUntil(static function () use (&$got): bool {
+            return $got !== [];
+        });
+        $this->runFor(0.05);
+
+        self::assertCount(1, $got);
+        self::assertInstanceOf(Terminated::class, $got[0]);
+        self::assertSame($target, $got[0]->ref, 'Terminated carries the ref that was watched');
+    }
+
+    public function testWatchingWhereNothingLivesEndsAtOnceAndUnwatchingStopsTheNotice(): void
+    {
+        $w0 = $this->worker(0);
+        $this->worker(1);
+        $this->systems[1]->spawn(Behavior::ignore(), 'quiet');
+        $nobody = $w0->remoteRef(1, '/user/nobody');
+        $quiet = $w0->remoteRef(1, '/user/quiet');
+        $got = [];
+        $this->systems[0]->spawn(Behavior::setup(static function (ActorContext $ctx) use ($nobody, $quiet, &$got): Behavior {
+            $ctx->watch($nobody, 'nobody is gone');
+            $ctx->watch($quiet, 'quiet is gone');
+            $ctx->unwatch($quiet);
+
+            return Behavior::receive(static function (mixed $message) use (&$got): void {
+                $got[] = $message;
+            });
+        }), 'watcher');
+        $this->runUntil(static function () use (&$got): bool {
+            return $got !== [];
+        });
+        $quiet->tell(new PoisonPill());
+        $this->runFor(0.1);
+
+        self::assertSame(['nobody is gone'], $got, 'the custom message, and nothing for the unwatched actor');
+    }
+
+    public function testLosingTheWorkerEndsTheWatch(): void
+    {
+        $w0 = $this->worker(0);
+        $impostor = stream_socket_server('unix://' . $this->dir . '/worker-1.sock');
+        self::assertIsResource($impostor);
+        $remote = $w0->remoteRef(1, '/user/far');
+        /** @var list<mixed> $got */
+        $got = [];
+        $this->systems[0]->spawn(Behavior::setup(static function (ActorContext $ctx) use ($remote, &$got): Behavior {
+            $ctx->watch($remote);
+
+            return Behavior::receive(static function (mixed $message) use (&$got): void {
+                $got[] = $message;
+            });
+        }), 'watcher');
+        $peer = null;
+        $this->runUntil(static function () use ($impostor, &$peer): bool {
+            $peer ??= @stream_socket_accept($impostor, 0) ?: null;
+
+            return $peer !== null;
+        });
+        $this->runFor(0.02);
+        \assert(\is_resource($peer));
+        fclose($peer); // worker 1 dies
+        $this->runUntil(static function () use (&$got): bool {
+            return $got !== [];
+        });
+
+        self::assertInstanceOf(Terminated::class, $got[0]);
+        self::assertSame('/user/far', $got[0]->ref->path());
     }
 
     public function testAtAddressesAnActorAtAPathOnAnyWorker(): void

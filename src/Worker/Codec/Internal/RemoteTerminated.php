@@ -1,0 +1,15 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Worker\Codec\Internal;
+
+/**
+ * From a watch relay: the actor at $path on the sending worker has stopped (or never lived there).
+ *
+ * @internal
+ */
+final class RemoteTerminated
+{
+    public function __construct(public readonly string $path) {}
+}
