@@ -48,7 +48,7 @@ $tempDir = sys_get_temp_dir() . '/nexus-bench-workers-' . getmypid();
 /**
  * Runs a pool of $workers BenchWorkers in $mode and returns what worker 0 measured.
  *
- * @param 'messaging'|'world' $mode
+ * @param 'messaging'|'world'|'world-local' $mode
  *
  * @return array<mixed>
  */
@@ -79,6 +79,8 @@ foreach ([1, 2] as $workers) {
     fwrite(STDERR, "bench-workers: world benchmark with {$workers} worker(s), {$orders} orders per worker\n");
     $results["world_{$workers}"] = pool('world', $workers, $tempDir, $messages, $asks, $orders);
 }
+fwrite(STDERR, "bench-workers: the ceiling: 2 workers, each with its own shards (nothing crosses)\n");
+$results['world_local_2'] = pool('world-local', 2, $tempDir, $messages, $asks, $orders);
 if (!$smoke) {
     $wrk = trim((string) shell_exec('command -v wrk'));
     if ($wrk === '') {

@@ -9,10 +9,8 @@ use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Log\StderrLogger;
-use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
-use Nexus\Worker\EntityKind;
 use Nexus\Worker\WorkerContext;
 use Nexus\Worker\WorkerMain;
 use Nexus\Worker\Workers;
@@ -24,10 +22,11 @@ use Nexus\Worker\Workers;
  */
 final class BenchWorker implements WorkerMain
 {
-    public const SHARDS = 16;
+    public const SHARDS = 256;
 
     /**
-     * @param 'messaging'|'world' $mode
+     * @param 'messaging'|'world'|'world-local' $mode world-local: every worker has its own shards and
+     *                                                   nothing crosses (the machine's parallel ceiling)
      */
     public function __construct(
         private readonly string $mode,
@@ -46,7 +45,17 @@ final class BenchWorker implements WorkerMain
         $system->spawn(Actors::sink(), 'sink');
         $system->spawn(Actors::echo(), 'echo');
         $system->spawn(Actors::pump(), 'pump');
-        $shards = $workers->kind('shard', static fn(): Behavior => Actors::shard());
+        $shards = [];
+        if ($this->mode === 'world-local') {
+            for ($s = 0; $s < self::SHARDS; ++$s) {
+                $shards[] = $system->spawn(Actors::shard(), "local-shard-{$s}");
+            }
+        } else {
+            $kind = $workers->kind('shard', static fn(): Behavior => Actors::shard());
+            for ($s = 0; $s < self::SHARDS; ++$s) {
+                $shards[] = $kind->ref("s{$s}");
+            }
+        }
         $system->spawn(self::driver($shards), 'driver');
         $stop = static function () use ($system): void {
             $system->shutdown(2.0);
@@ -55,9 +64,9 @@ final class BenchWorker implements WorkerMain
         $context->watchMaster($loop, $stop);
         $context->ready();
         if ($context->id === 0) {
-            $loop->async(function () use ($loop, $workers, $system, $shards): void {
+            $loop->async(function () use ($workers, $system): void {
                 try {
-                    $results = $this->mode === 'messaging' ? $this->messaging($workers, $system) : $this->world($loop, $workers, $shards);
+                    $results = $this->mode === 'messaging' ? $this->messaging($workers, $system) : $this->world($workers);
                     file_put_contents($this->resultFile, json_encode($results, \JSON_THROW_ON_ERROR));
                 } catch (\Throwable $e) {
                     file_put_contents($this->resultFile, json_encode(['error' => $e::class . ': ' . $e->getMessage()]));
@@ -119,14 +128,19 @@ final class BenchWorker implements WorkerMain
     /**
      * @return array<string, float|int>
      */
-    private function world(Loop $loop, Workers $workers, EntityKind $shards): array
+    private function world(Workers $workers): array
     {
         $this->waitForAll($workers);
-        $this->orders($loop, $workers, $shards, intdiv($this->orders, 10)); // warm-up
+        $this->orders($workers, intdiv($this->orders, 10)); // warm-up
+        $before = $this->counted($workers);
         $start = hrtime(true);
-        $this->orders($loop, $workers, $shards, $this->orders);
+        $this->orders($workers, $this->orders);
         $elapsed = (hrtime(true) - $start) / 1e9;
         $total = $this->orders * $workers->count;
+        $counted = $this->counted($workers) - $before;
+        if ($counted !== $total) {
+            throw new \RuntimeException("The shards counted {$counted} orders of {$total}.");
+        }
 
         return [
             'workers' => $workers->count,
@@ -137,56 +151,66 @@ final class BenchWorker implements WorkerMain
     }
 
     /**
-     * Every worker's driver sends $perWorker orders; returns once every shard counted them all.
+     * Every worker's driver sends $perWorker orders and answers once the shards have counted
+     * them; the count is then checked, outside the time measured by the caller.
      */
-    private function orders(Loop $loop, Workers $workers, EntityKind $shards, int $perWorker): void
+    private function orders(Workers $workers, int $perWorker): void
     {
-        $before = $this->shardTotal($shards);
-        $sent = [];
-        for ($w = 0; $w < $workers->count; ++$w) {
-            $driver = $workers->at($w, '/user/driver');
-            \assert($driver !== null);
-            $sent[] = $driver->ask(['run', $perWorker], 120.0);
+        $done = [];
+        foreach ($this->drivers($workers) as $driver) {
+            $done[] = $driver->ask(['run', $perWorker], 120.0);
         }
-        foreach ($sent as $future) {
+        foreach ($done as $future) {
             $future->await();
         }
-        $expected = $before + $perWorker * $workers->count;
-        while ($this->shardTotal($shards) < $expected) {
-            $this->pause($loop, 0.002); // polling without a pause would compete with the orders
-        }
     }
 
-    private function pause(Loop $loop, float $seconds): void
+    /**
+     * Orders counted by the shards so far: those of every worker's driver when each has its own
+     * (world-local), else those of the shared ones.
+     */
+    private function counted(Workers $workers): int
     {
-        /** @var Deferred<null> $timer */
-        $timer = new Deferred($loop);
-        $loop->delay($seconds, static fn() => $timer->resolve(null));
-        $timer->future()->await();
-    }
-
-    private function shardTotal(EntityKind $shards): int
-    {
+        $drivers = $this->drivers($workers);
         $asks = [];
-        for ($s = 0; $s < self::SHARDS; ++$s) {
-            $asks[] = $shards->ref("s{$s}")->ask('stats', 30.0);
+        foreach ($this->mode === 'world-local' ? $drivers : [$drivers[0]] as $driver) {
+            $asks[] = $driver->ask('total', 30.0);
         }
         $total = 0;
         foreach ($asks as $ask) {
-            $stats = $ask->await();
-            \assert(\is_array($stats) && \is_int($stats[0]));
-            $total += $stats[0];
+            $count = $ask->await();
+            \assert(\is_int($count));
+            $total += $count;
         }
 
         return $total;
     }
 
-    private static function driver(EntityKind $shards): Behavior
+    /**
+     * @return list<ActorRef>
+     */
+    private function drivers(Workers $workers): array
     {
-        $refs = [];
-        for ($s = 0; $s < self::SHARDS; ++$s) {
-            $refs[] = $shards->ref("s{$s}");
+        $drivers = [];
+        for ($w = 0; $w < $workers->count; ++$w) {
+            $driver = $workers->at($w, '/user/driver');
+            \assert($driver !== null);
+            $drivers[] = $driver;
         }
+
+        return $drivers;
+    }
+
+    /**
+     * ['run', n]: sends n orders over the shards, a burst per turn, then asks every shard for its
+     * stats (each ask arrives after this driver's orders, order being kept per sender and
+     * receiver) and answers 'done' once all have replied: every order has been counted.
+     * 'total': answers the number of orders the shards have counted.
+     *
+     * @param list<ActorRef> $shards
+     */
+    private static function driver(array $shards): Behavior
+    {
         $baskets = [];
         for ($b = 0; $b < 64; ++$b) {
             $items = [];
@@ -196,22 +220,45 @@ final class BenchWorker implements WorkerMain
             $baskets[] = $items;
         }
         $tiers = ['gold', 'silver', 'standard', 'standard'];
+        $count = \count($shards);
 
-        return Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($refs, $baskets, $tiers): void {
+        return Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($shards, $baskets, $tiers, $count): void {
+            if ($message === 'total') {
+                $ctx->reply(self::total($shards));
+
+                return;
+            }
             \assert(\is_array($message) && \is_int($message[1]));
             [, $n] = $message;
             $from = \is_int($message[2] ?? null) ? $message[2] : 0;
             $replyTo = $message[3] ?? $ctx->sender();
             $to = min($n, $from + Actors::BURST);
             for ($i = $from; $i < $to; ++$i) {
-                $refs[$i % self::SHARDS]->tell(new WorldOrder("c{$i}", $baskets[$i & 63], $tiers[$i & 3]));
+                $shards[$i % $count]->tell(new WorldOrder("c{$i}", $baskets[$i & 63], $tiers[$i & 3]));
             }
             if ($to < $n) {
                 $ctx->self()->tell(['run', $n, $to, $replyTo]);
             } elseif ($replyTo instanceof ActorRef) {
-                $replyTo->tell('sent');
+                self::total($shards);
+                $replyTo->tell('done');
             }
         });
+    }
+
+    /**
+     * @param list<ActorRef> $shards
+     */
+    private static function total(array $shards): int
+    {
+        $asks = array_map(static fn(ActorRef $shard): Future => $shard->ask('stats', 30.0), $shards);
+        $total = 0;
+        foreach ($asks as $ask) {
+            $stats = $ask->await();
+            \assert(\is_array($stats) && \is_int($stats[0]));
+            $total += $stats[0];
+        }
+
+        return $total;
     }
 
     /**

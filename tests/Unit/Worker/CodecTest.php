@@ -67,4 +67,35 @@ final class CodecTest extends TestCase
         $this->expectExceptionMessage('no such class');
         (new MessageClasses())->register('No\\Such\\Thing'); // @phpstan-ignore argument.type
     }
+
+    public function testReadonlyClassesAreCheckedWhereverAnObjectCanHide(): void
+    {
+        $classes = new MessageClasses();
+        $classes->register(Receipt::class, Flat::class, Point::class);
+        $classes->check(new Flat(1, 'x'));
+        $classes->check(new Receipt('r1', 9.5, [['tea', 2]], new Flat(2, null)));
+
+        foreach ([
+            new Receipt('r2', 1.0, [['tea', new \stdClass()]]),
+            new Receipt('r3', 1.0, [], new \ArrayObject()),
+        ] as $bad) {
+            try {
+                $classes->check($bad);
+                self::fail('an unregistered object inside a readonly message crossed');
+            } catch (UnregisteredMessageClassException $e) {
+                self::assertStringContainsString('register its class', $e->getMessage());
+            }
+        }
+    }
+
+    public function testAnOrdinaryClassIsLookedIntoWhole(): void
+    {
+        $classes = new MessageClasses();
+        $classes->register(Point::class);
+        $point = new \ReflectionClass(Point::class);
+        self::assertFalse($point->isReadOnly(), 'Point is an ordinary class: every property is looked at');
+
+        $this->expectException(UnregisteredMessageClassException::class);
+        $classes->check(new Point(1, [new \stdClass()]));
+    }
 }
