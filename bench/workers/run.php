@@ -75,12 +75,20 @@ fwrite(STDERR, "bench-workers: the floor: a bare PHP ping-pong between two proce
 $results['raw_pingpong_us'] = RawPingPong::measure($smoke ? 500 : 20_000);
 fwrite(STDERR, "bench-workers: messaging between 2 workers ({$messages} messages, {$asks} asks)\n");
 $results['messaging'] = pool('messaging', 2, $tempDir, $messages, $asks, $orders);
-foreach ([1, 2] as $workers) {
-    fwrite(STDERR, "bench-workers: world benchmark with {$workers} worker(s), {$orders} orders per worker\n");
-    $results["world_{$workers}"] = pool('world', $workers, $tempDir, $messages, $asks, $orders);
+// The tracing JIT sometimes settles on a slower trace for a whole process: each world case runs in
+// fresh pools, three times, interleaved, and reports its best run (all runs are kept in the JSON).
+$worldCases = ['world_1' => ['world', 1], 'world_2' => ['world', 2], 'world_local_2' => ['world-local', 2]];
+$worldRuns = [];
+for ($round = 1; $round <= ($smoke ? 1 : 3); ++$round) {
+    foreach ($worldCases as $key => [$mode, $workers]) {
+        fwrite(STDERR, "bench-workers: {$mode} with {$workers} worker(s), {$orders} orders per worker, run {$round}\n");
+        $worldRuns[$key][] = pool($mode, $workers, $tempDir, $messages, $asks, $orders);
+    }
 }
-fwrite(STDERR, "bench-workers: the ceiling: 2 workers, each with its own shards (nothing crosses)\n");
-$results['world_local_2'] = pool('world-local', 2, $tempDir, $messages, $asks, $orders);
+foreach ($worldRuns as $key => $runs) {
+    usort($runs, static fn(array $a, array $b): int => ($b['orders_per_s'] ?? 0) <=> ($a['orders_per_s'] ?? 0));
+    $results[$key] = $runs[0] + ['runs_orders_per_s' => array_map(static fn(array $run): mixed => $run['orders_per_s'] ?? null, $runs)];
+}
 if (!$smoke) {
     $wrk = trim((string) shell_exec('command -v wrk'));
     if ($wrk === '') {

@@ -81,7 +81,7 @@ final class WorkersReport
         ];
         $one = self::float($this->section('world_1'), 'orders_per_s');
         $two = self::float($this->section('world_2'), 'orders_per_s');
-        $rows[] = ['world: orders/s with 2 workers', self::rate($two) . ' orders/s', self::rate($one) . ' orders/s (1 worker)', '', '', null];
+        $rows[] = ['world: orders/s with 2 workers (best of 3 runs)', self::rate($two) . ' orders/s', self::rate($one) . ' orders/s (1 worker)', '', '', null];
         $ceiling = self::float($this->section('world_local_2'), 'orders_per_s');
         $rows[] = [
             'world: 2 workers / 1 worker',
