@@ -174,8 +174,13 @@ final class Mesh
             $senderWorker = $this->id;
             $senderPath = $this->replyAddress(new PendingReply(null, $sender, null));
         }
-        ($this->peers[$worker] ??= new PeerLink($this, $worker, $this->codec, $this->undeliveredTimeout))
-            ->enqueue($path, $message, $senderWorker, $senderPath);
+        $peer = $this->peers[$worker] ??= new PeerLink($this, $worker, $this->codec, $this->undeliveredTimeout);
+        $peer->enqueue($path, $message, $senderWorker, $senderPath);
+        if ($peer->isCongested() && \Fiber::getCurrent() !== null) {
+            // Backpressure: a sender that can wait (an actor, a handler) does, instead of
+            // buffering without bound for a worker that reads more slowly than it writes.
+            $peer->whenRelieved()->await();
+        }
     }
 
     /**

@@ -7,6 +7,8 @@ namespace Nexus\Worker\Transport;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Io\Connection;
 use Nexus\Io\Connector;
+use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Future;
 use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\Exception\FrameException;
 use Nexus\Worker\Internal\Mesh;
@@ -28,6 +30,10 @@ final class PeerLink
     private const RETRY_MAX = 0.25;
     /** Messages per frame at most: a burst leaves in frames of this size instead of one huge one. */
     private const MAX_BATCH = 1024;
+    /** Bytes written but not yet taken by the kernel above which senders in a fiber wait. */
+    private const HIGH_WATER_MARK = 4 * 1024 * 1024;
+    /** Messages queued for a worker not connected (yet) above which senders in a fiber wait. */
+    private const MAX_WAITING = 65_536;
 
     private ?Connection $connection = null;
     private bool $connecting = false;
@@ -46,6 +52,9 @@ final class PeerLink
     private float $waitingSince = \INF;
     private float $retryDelay = self::RETRY_FIRST;
     private ?int $retryTimer = null;
+    private bool $congested = false;
+    /** @var Deferred<null>|null settles when the link takes messages again */
+    private ?Deferred $relieved = null;
     private readonly Frames $frames;
     /** @var \Closure(): void */
     private readonly \Closure $flushCallback;
@@ -79,6 +88,24 @@ final class PeerLink
     /**
      * Sends what is queued and closes the link; what cannot leave any more becomes dead letters.
      */
+    /**
+     * Whether a sender should wait before sending more (see whenRelieved()): the peer reads more
+     * slowly than this worker writes, or messages pile up for a worker that is not there.
+     */
+    public function isCongested(): bool
+    {
+        return $this->congested || ($this->connection === null && \count($this->outbox) >= self::MAX_WAITING * 4);
+    }
+
+    /**
+     * @return Future<null> settles once the link is no longer congested (or is gone: then the
+     *                      messages waiting for it end as dead letters in their own time)
+     */
+    public function whenRelieved(): Future
+    {
+        return ($this->relieved ??= new Deferred($this->mesh->system->loop))->future();
+    }
+
     public function close(): void
     {
         if ($this->connection !== null) {
@@ -88,6 +115,7 @@ final class PeerLink
             $this->outbox = [];
         }
         $this->closed = true;
+        $this->relieve();
         if ($this->retryTimer !== null) {
             $this->mesh->system->loop->cancel($this->retryTimer);
             $this->retryTimer = null;
@@ -123,7 +151,11 @@ final class PeerLink
         $this->outbox = [];
         $sequence = ++$this->sequence;
         $this->unacked[$sequence] = $encoded;
-        $connection->write(pack('NCJ', \strlen($encoded) + 8, FrameType::Batch->value, $sequence) . $encoded);
+        if (!$connection->write(pack('NCJ', \strlen($encoded) + 8, FrameType::Batch->value, $sequence) . $encoded)) {
+            $this->congested = true;
+        } elseif ($this->relieved !== null) {
+            $this->relieve();
+        }
     }
 
     private function connect(): void
@@ -133,7 +165,7 @@ final class PeerLink
         }
         $this->connecting = true;
         $loop = $this->mesh->system->loop;
-        Connector::connect($loop, $this->mesh->socketAddress($this->worker), 1.0)
+        Connector::connect($loop, $this->mesh->socketAddress($this->worker), 1.0, self::HIGH_WATER_MARK)
             ->onSettle(function (?\Throwable $error, mixed $connection): void {
                 $this->connecting = false;
                 if ($error !== null || !$connection instanceof Connection) {
@@ -169,6 +201,9 @@ final class PeerLink
                 $connection->close();
             }
         });
+        $connection->onDrain(function (): void {
+            $this->relieve();
+        });
         $connection->onClose(function () use ($connection): void {
             if ($this->connection === $connection) {
                 $this->lost();
@@ -187,9 +222,18 @@ final class PeerLink
         }
     }
 
+    private function relieve(): void
+    {
+        $this->congested = false;
+        $relieved = $this->relieved;
+        $this->relieved = null;
+        $relieved?->resolve(null);
+    }
+
     private function lost(): void
     {
         $this->connection = null;
+        $this->relieve();
         $unacked = $this->unacked;
         $this->unacked = [];
         $count = 0;
@@ -227,6 +271,7 @@ final class PeerLink
             ]);
             $this->mesh->undeliverable($batch, $this->worker, DeadLetterReason::WorkerUnavailable);
             $this->mesh->workerLost($this->worker);
+            $this->relieve();
 
             return;
         }

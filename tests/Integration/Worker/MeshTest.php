@@ -372,6 +372,44 @@ final class MeshTest extends TestCase
         self::assertSame('/user/far', $got[0]->ref->path());
     }
 
+    public function testASenderInAFiberWaitsWhileTheOtherWorkerDoesNotRead(): void
+    {
+        $w0 = $this->worker(0);
+        $impostor = stream_socket_server('unix://' . $this->dir . '/worker-1.sock');
+        self::assertIsResource($impostor);
+        $remote = $w0->remoteRef(1, '/user/slow');
+        $total = 100_000;
+        $payload = str_repeat('x', 200); // 100,000 different 200-byte strings: far beyond the 4 MiB high-water mark
+        $sent = 0;
+        $done = $this->loop->async(static function () use ($remote, $payload, $total, &$sent): void {
+            for ($i = 0; $i < $total; ++$i) {
+                $remote->tell($i . $payload); // distinct, so that the codec cannot fold them into one
+                ++$sent;
+            }
+        });
+        $peer = null;
+        $this->runUntil(static function () use ($impostor, &$peer): bool {
+            $peer ??= @stream_socket_accept($impostor, 0) ?: null;
+
+            return $peer !== null;
+        });
+        $this->runFor(0.2); // the "worker" reads nothing
+
+        self::assertFalse($done->isSettled(), 'the sender waits');
+        self::assertLessThan($total, $sent);
+        self::assertGreaterThan(0, $sent);
+
+        \assert(\is_resource($peer));
+        stream_set_blocking($peer, false);
+        $read = 0;
+        $this->loop->onReadable($peer, static function ($stream) use (&$read): void {
+            $read += \strlen((string) fread($stream, 1 << 20));
+        });
+        $this->runUntil(static fn(): bool => $done->isSettled());
+        self::assertSame($total, $sent, 'once the other side reads, the sender goes on');
+        self::assertGreaterThan(4 * 1024 * 1024, $read);
+    }
+
     public function testAtAddressesAnActorAtAPathOnAnyWorker(): void
     {
         $w0 = $this->worker(0);
