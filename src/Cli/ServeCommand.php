@@ -77,6 +77,7 @@ final class ServeCommand implements Command, HasUsage
         }
 
         $loop = new Loop();
+        $loop->collectCyclesInBatches();
         $logger = new StderrLogger();
         $system = new ActorSystem('nexus', $logger, $loop);
         $app = new Application($system, logger: $logger);

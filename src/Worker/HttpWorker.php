@@ -38,6 +38,7 @@ final class HttpWorker implements WorkerMain
     public function run(WorkerContext $context): int
     {
         $loop = new Loop();
+        $loop->collectCyclesInBatches();
         $logger = new ContextLogger($this->logger ?? new StderrLogger(), ['worker' => $context->id]);
         $system = new ActorSystem("nexus-worker-{$context->id}", $logger, $loop);
         $workers = $context->join($system);

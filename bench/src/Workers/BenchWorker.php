@@ -39,6 +39,7 @@ final class BenchWorker implements WorkerMain
     public function run(WorkerContext $context): int
     {
         $loop = new Loop();
+        $loop->collectCyclesInBatches(); // as nexus serve does
         $system = new ActorSystem("bench-{$context->id}", new StderrLogger(), $loop);
         $workers = $context->join($system);
         $workers->registerMessage(WorldOrder::class);
