@@ -10,6 +10,7 @@ declare(strict_types=1);
  * php bench/db/run.php --help
  */
 
+use Nexus\Bench\CommandLine;
 use Nexus\Bench\Db\DbBenchOutcome;
 use Nexus\Bench\Db\DbBenchRunner;
 use Nexus\Bench\Db\DbBenchSettings;
@@ -61,23 +62,7 @@ $usage = "Usage: php bench/db/run.php [--quick | --smoke] [--no-report] [--repor
     . implode('', array_map(static fn(string $k, string $v): string => "  --{$k}={$v}\n", array_keys($options), $options))
     . "Needs PostgreSQL (initdb), nginx and php-fpm8.2 (Debian: apt-get install -y postgresql nginx php8.2-fpm php8.2-pgsql).\n";
 
-$given = [];
-foreach (array_slice($argv, 1) as $argument) {
-    if ($argument === '--help' || $argument === '-h') {
-        echo $usage;
-        exit(0);
-    }
-    if (preg_match('/^--([a-z-]+)$/', $argument, $match) === 1 && array_key_exists($match[1], $flags)) {
-        $flags[$match[1]] = true;
-
-        continue;
-    }
-    if (preg_match('/^--([a-z-]+)=(.*)$/s', $argument, $match) !== 1 || !array_key_exists($match[1], $options)) {
-        fwrite(STDERR, "Unknown option '{$argument}'.\n{$usage}");
-        exit(2);
-    }
-    $given[$match[1]] = $match[2];
-}
+[$flags, $given] = CommandLine::parse(array_slice($argv, 1), $flags, $options, $usage);
 foreach (['quick', 'smoke'] as $preset) {
     if ($flags[$preset]) {
         $options = [...$options, ...$presets[$preset]];

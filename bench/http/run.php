@@ -9,6 +9,7 @@ declare(strict_types=1);
  * php bench/http/run.php --help
  */
 
+use Nexus\Bench\CommandLine;
 use Nexus\Bench\Environment;
 use Nexus\Bench\Files;
 use Nexus\Bench\Http\HttpProbe;
@@ -45,22 +46,8 @@ $usage = "Usage: php bench/http/run.php [--smoke] [--no-report] [--report-only] 
     . implode('', array_map(static fn(string $k, string $v): string => "  --{$k}={$v}\n", array_keys($settings), $settings))
     . "Needs wrk, and for nginx+php-fpm also nginx and php-fpm8.2 (Debian: apt-get install -y wrk nginx php8.2-fpm).\n";
 
-foreach (array_slice($argv, 1) as $argument) {
-    if ($argument === '--help' || $argument === '-h') {
-        echo $usage;
-        exit(0);
-    }
-    if (preg_match('/^--([a-z-]+)$/', $argument, $match) === 1 && array_key_exists($match[1], $flags)) {
-        $flags[$match[1]] = true;
-
-        continue;
-    }
-    if (preg_match('/^--([a-z-]+)=(.*)$/s', $argument, $match) !== 1 || !array_key_exists($match[1], $settings)) {
-        fwrite(STDERR, "Unknown option '{$argument}'.\n{$usage}");
-        exit(2);
-    }
-    $settings[$match[1]] = $match[2];
-}
+[$flags, $given] = CommandLine::parse(array_slice($argv, 1), $flags, $settings, $usage);
+$settings = [...$settings, ...$given];
 if ($flags['smoke']) {
     $settings = [...$settings, 'duration' => '1', 'warmup' => '1', 'connections' => '100', 'servers' => ServerLauncher::NEXUS . ',' . ServerLauncher::BARE, 'json' => "{$root}/bench/results/http-smoke.json"];
     $flags['no-report'] = true;

@@ -295,15 +295,6 @@ final class Mesh
         }
     }
 
-    public function removeInbound(InboundLink $link): void
-    {
-        foreach ($this->inbound as $key => $candidate) {
-            if ($candidate === $link) {
-                unset($this->inbound[$key]);
-            }
-        }
-    }
-
     private function deliver(string $path, mixed $message, ?ActorRef $sender): void
     {
         if (str_starts_with($path, self::TEMP)) {

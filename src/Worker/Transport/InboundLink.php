@@ -69,8 +69,7 @@ final class InboundLink
             }
         } catch (FrameException $e) {
             $this->logger->warning('Closing a link from {peer}: {error}', ['peer' => $this->peer === null ? 'an unknown process' : "worker {$this->peer}", 'error' => $e->getMessage()]);
-            $this->connection->close();
-            $this->mesh->removeInbound($this);
+            $this->connection->close(); // the mesh forgets the link when it closes
 
             return;
         }

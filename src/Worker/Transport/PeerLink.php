@@ -123,14 +123,6 @@ final class PeerLink
         $this->connection?->end();
     }
 
-    /**
-     * Messages waiting to be sent (not counting sent but unacknowledged ones).
-     */
-    public function queued(): int
-    {
-        return intdiv(\count($this->outbox), 4);
-    }
-
     private function flush(): void
     {
         $this->flushScheduled = false;
