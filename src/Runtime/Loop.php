@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Runtime;
 
+use Nexus\Runtime\Exception\PollFailedException;
+
 /**
  * The event loop: one per process. It owns the timers (a heap), stream readiness (stream_select),
  * POSIX signals (pcntl), deferred callbacks and the actor scheduler's run queue.
@@ -508,7 +510,6 @@ final class Loop
     {
         $read = $this->readStreams;
         $write = $this->writeStreams;
-        $except = null;
         if ($timeout === null) {
             $seconds = null;
             $micros = 0;
@@ -522,7 +523,7 @@ final class Loop
             // spin is seen at once instead of after the scheduler wakes this one (tens of µs).
             $until = hrtime(true) + (int) (min($this->spin, $timeout ?? $this->spin) * 1e9);
             do {
-                $ready = @stream_select($read, $write, $except, 0);
+                $ready = $this->poll($read, $write, 0, 0);
                 if ($ready !== 0) {
                     break;
                 }
@@ -531,8 +532,7 @@ final class Loop
             } while (hrtime(true) < $until && $this->pendingSignals === []);
         }
         if ($ready === 0) {
-            // A signal interrupts the wait with EINTR, which PHP reports as a warning: that is expected.
-            $ready = @stream_select($read, $write, $except, $seconds, $micros);
+            $ready = $this->poll($read, $write, $seconds, $micros);
         }
         // The wait may have been long: timers the callbacks start count from now, not the turn's start.
         $this->now = $this->clock->now();
@@ -559,6 +559,83 @@ final class Loop
                 }
             }
         }
+    }
+
+    /**
+     * stream_select() over $read and $write. A signal interrupts the wait with EINTR, which PHP
+     * reports as a warning: that is expected and returns false. Any other failure is a stream the
+     * poll cannot watch: see pollFailed().
+     *
+     * @param array<int, resource> $read
+     * @param array<int, resource> $write
+     */
+    private function poll(array &$read, array &$write, ?int $seconds, int $micros): int|false
+    {
+        $except = null;
+        error_clear_last();
+        try {
+            $ready = @stream_select($read, $write, $except, $seconds, $micros);
+        } catch (\TypeError|\ValueError $e) {
+            // A stream closed while still watched.
+            $this->pollFailed($e->getMessage());
+
+            return false;
+        }
+        if ($ready === false) {
+            $message = error_get_last()['message'] ?? '';
+            if (!str_contains($message, 'Interrupted system call')) {
+                $this->pollFailed($message);
+            }
+        }
+
+        return $ready;
+    }
+
+    /**
+     * The poll failed at once: a watched stream was closed, or its descriptor is at or above
+     * FD_SETSIZE (1024), which stream_select() refuses for the whole set. Instead of failing every
+     * turn (a loop spinning at full CPU and serving nothing), the watchers of the streams it cannot
+     * watch are removed and the failure is reported; the other streams are served on. Their owners
+     * see no more readiness and end through their own timeouts.
+     */
+    private function pollFailed(string $message): void
+    {
+        $culprits = [];
+        foreach ([$this->readStreams, $this->writeStreams] as $streams) {
+            foreach ($streams as $id => $stream) {
+                if (!\is_resource($stream)) {
+                    $culprits[$id] = 'a closed stream';
+
+                    continue;
+                }
+                $probe = [$stream];
+                $none = null;
+                error_clear_last();
+                if (@stream_select($probe, $none, $none, 0) === false) {
+                    $culprits[$id] = preg_match('/numbered at least as high as (\d+)/', error_get_last()['message'] ?? '', $m) === 1
+                        ? "descriptor {$m[1]}"
+                        : 'a stream that cannot be polled';
+                }
+            }
+        }
+        foreach (array_keys($culprits) as $id) {
+            $this->cancel($id);
+        }
+        if ($culprits === []) {
+            // Nothing to remove: do not fail again at full speed.
+            usleep(1000);
+        }
+        $this->reportError(new PollFailedException(\sprintf(
+            'stream_select() failed (%s); %s',
+            trim(strtok($message, "\n") ?: 'no reason given'),
+            $culprits === []
+                ? 'no watched stream could be blamed.'
+                : \sprintf(
+                    'stopped watching %d stream(s) it cannot poll (%s). Keep descriptors below 1024: fewer connections per worker (ListenOptions::$maxConnections), more workers.',
+                    \count($culprits),
+                    implode(', ', \array_slice(array_unique($culprits), 0, 5)),
+                ),
+        )));
     }
 
     private function installSignal(int $signo): void

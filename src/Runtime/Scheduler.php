@@ -11,10 +11,19 @@ namespace Nexus\Runtime;
  * per loop turn so that timers and I/O are served in between. When a runnable waits (awaits a
  * future), the fiber it runs in is handed over to it until it is resumed, and the next loop turn
  * continues the run queue in a fresh fiber taken from a pool. A fiber is therefore only created
- * when something actually waits, never one per actor.
+ * when something actually waits, never one per actor. At most MAX_IDLE_FIBERS fibers are kept
+ * for reuse; one that finishes its wait beyond that ends, so a burst of waiting handlers does not
+ * keep its fibers' memory for ever.
+ *
+ * A runnable may run under a Cancellation (setCancellation(), an HTTP handler's time limit): every
+ * Future::await() in it ends with the CancelledException once that is requested. It is kept
+ * across the runnable's waits, like the current actor.
  */
 final class Scheduler
 {
+    /** Fibers kept for reuse after a wait; one finishing its wait beyond this many ends instead. */
+    public const MAX_IDLE_FIBERS = 64;
+
     /** @var list<Runnable> */
     private array $queue = [];
     /** @var list<Runnable> the part of the queue being drained */
@@ -26,6 +35,7 @@ final class Scheduler
     /** @var list<\Fiber<mixed, mixed, mixed, mixed>> */
     private array $idle = [];
     private int $fibersCreated = 0;
+    private ?Cancellation $cancellation = null;
 
     /**
      * The actor whose handler runs right now (the implicit sender of what it tells), if any.
@@ -55,6 +65,31 @@ final class Scheduler
     public function fibersCreated(): int
     {
         return $this->fibersCreated;
+    }
+
+    /**
+     * Fibers waiting to be reused (at most MAX_IDLE_FIBERS).
+     */
+    public function idleFibers(): int
+    {
+        return \count($this->idle);
+    }
+
+    /**
+     * The cancellation the running task is under, if any (see setCancellation()).
+     */
+    public function cancellation(): ?Cancellation
+    {
+        return $this->cancellation;
+    }
+
+    /**
+     * Puts the running task under $cancellation until it sets it back (null): a task calls it
+     * around its own work. Waits inside end with its CancelledException once it is requested.
+     */
+    public function setCancellation(?Cancellation $cancellation): void
+    {
+        $this->cancellation = $cancellation;
     }
 
     /**
@@ -100,6 +135,8 @@ final class Scheduler
             throw new \LogicException('suspend() needs a fiber: it was called from top-level code.');
         }
         $current = $this->current;
+        $cancellation = $this->cancellation;
+        $this->cancellation = null;
         if ($fiber === $this->dispatcher) {
             $this->dispatcher = null;
         }
@@ -107,13 +144,14 @@ final class Scheduler
             return \Fiber::suspend();
         } finally {
             $this->current = $current;
+            $this->cancellation = $cancellation;
         }
     }
 
     private function work(): void
     {
         $self = \Fiber::getCurrent();
-        // @phpstan-ignore while.alwaysTrue (a worker fiber lives as long as the scheduler)
+        // A worker fiber lives as long as the scheduler, unless it ends beyond the idle cap.
         while (true) {
             $budget = $this->budget;
             while ($budget-- > 0) {
@@ -130,6 +168,11 @@ final class Scheduler
                 if ($this->dispatcher !== $self) {
                     // This fiber waited inside run() and another one took over the queue.
                     \assert($self !== null);
+                    $this->current = null;
+                    $this->cancellation = null;
+                    if (\count($this->idle) >= self::MAX_IDLE_FIBERS) {
+                        return; // enough fibers are kept: this one ends and its memory is freed
+                    }
                     $this->idle[] = $self;
                     break;
                 }

@@ -143,6 +143,43 @@ final class SchedulerTest extends TestCase
         self::assertSame($fibers['first waiter'], $fibers['after second']);
     }
 
+    public function testABurstOfWaitersLeavesAtMostTheIdleCapOfFibersBehind(): void
+    {
+        /** @var Deferred<null> $gate */
+        $gate = new Deferred($this->loop);
+        $done = 0;
+        for ($i = 0; $i < 2_000; ++$i) {
+            $this->scheduler->schedule(new ClosureRunnable(static function () use ($gate, &$done): void {
+                $gate->future()->await();
+                ++$done;
+            }));
+        }
+        $this->loop->runUntilIdle();
+        self::assertGreaterThanOrEqual(2_000, $this->scheduler->fibersCreated(), 'each waiter holds a fiber');
+        $memoryWhileWaiting = memory_get_usage();
+
+        $gate->resolve(null);
+        $this->loop->runUntilIdle();
+
+        self::assertSame(2_000, $done);
+        self::assertSame(Scheduler::MAX_IDLE_FIBERS, $this->scheduler->idleFibers());
+        self::assertLessThan($memoryWhileWaiting - 2_000_000, memory_get_usage(), 'the fibers beyond the cap were freed');
+
+        // The kept ones are reused: another burst of the cap's size creates none.
+        $created = $this->scheduler->fibersCreated();
+        /** @var Deferred<null> $second */
+        $second = new Deferred($this->loop);
+        for ($i = 0; $i < Scheduler::MAX_IDLE_FIBERS - 1; ++$i) {
+            $this->scheduler->schedule(new ClosureRunnable(static function () use ($second): void {
+                $second->future()->await();
+            }));
+        }
+        $this->loop->runUntilIdle();
+        $second->resolve(null);
+        $this->loop->runUntilIdle();
+        self::assertSame($created, $this->scheduler->fibersCreated());
+    }
+
     public function testTheCurrentRunnableIsRestoredWhenAWaiterResumes(): void
     {
         /** @var Deferred<null> $deferred */
