@@ -12,6 +12,9 @@ use Nexus\Runtime\Loop;
 /**
  * An actor's keyed timers. Starting a timer under a key that is in use replaces the old one; a
  * message of a cancelled or replaced timer that is already queued is dropped, never delivered.
+ * All are cancelled when the actor stops or restarts. A timer started once the actor is stopping
+ * (in PostStop, or through a TimerScheduler kept past the actor's end) is not started, with a
+ * warning: its messages could never be handled, and it would keep the loop running for ever.
  */
 final class TimerScheduler
 {
@@ -100,6 +103,13 @@ final class TimerScheduler
     private function start(string|int $key, mixed $message, TimerMode $mode, float $interval, float $delay): void
     {
         $this->cancel($key);
+        if ($this->cell->status >= ActorCell::STOPPING) {
+            $this->cell->log()->warning('Timer {key} was not started: the actor is stopping or has stopped, so its messages could never be handled.', [
+                'key' => $key,
+            ]);
+
+            return;
+        }
         $generation = ++$this->generation;
         if ($mode === TimerMode::FixedRate) {
             $cell = $this->cell;

@@ -1003,6 +1003,11 @@ final class ActorCell implements ActorContext, Runnable
             throw new \InvalidArgumentException("A receive timeout must be above zero seconds, got {$seconds}; use cancelReceiveTimeout() to turn it off.");
         }
         $this->cancelReceiveTimeout();
+        if ($this->status >= self::STOPPING) {
+            $this->log()->warning('The receive timeout was not set: the actor is stopping or has stopped.');
+
+            return;
+        }
         $loop = $this->system->loop;
         $extras = $this->extras();
         $extras->lastActivity = $loop->now();

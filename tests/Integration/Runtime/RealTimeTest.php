@@ -25,7 +25,7 @@ final class RealTimeTest extends TestCase
         $wall = (hrtime(true) - $start) / 1e9;
 
         self::assertSame(3600.0, $firedAt);
-        self::assertLessThan(0.5, $wall, 'an hour of virtual time passes at once');
+        self::assertLessThan(2.0, $wall, 'an hour of virtual time passes at once');
     }
 
     public function testATimerFiresAfterItsDelayInRealTime(): void
@@ -41,7 +41,7 @@ final class RealTimeTest extends TestCase
 
         self::assertNotNull($elapsed);
         self::assertGreaterThanOrEqual(0.1, $elapsed);
-        self::assertLessThan(0.5, $elapsed);
+        self::assertLessThan(2.0, $elapsed, 'generous: a loaded machine may be late, never early');
     }
 
     public function testATimerStartedByAStreamCallbackAfterALongWaitCountsFromTheCallback(): void

@@ -8,6 +8,9 @@ use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Message\ReceiveTimeout;
+use Nexus\Actor\Signal\PostStop;
+use Nexus\Actor\Signal\Signal;
+use Nexus\Actor\TimerScheduler;
 use Nexus\TestKit\TestKit;
 use Nexus\TestKit\TestProbe;
 use PHPUnit\Framework\TestCase;
@@ -106,6 +109,35 @@ final class TimersTest extends TestCase
         self::assertSame(0, $probe->pending());
         self::assertNull($kit->loop->nextTimerDue(), 'no timer left on the loop');
         self::assertSame(0, $kit->system->deadLetters->count());
+    }
+
+    public function testATimerStartedInPostStopIsNotStartedAndSaysWhy(): void
+    {
+        $kit = new TestKit();
+        $kept = null;
+        $ref = $kit->spawn(Behavior::setup(static function (ActorContext $ctx) use (&$kept): Behavior {
+            $kept = $ctx->timers();
+
+            return Behavior::receive(static function (): void {})
+                ->onSignal(static function (Signal $signal, ActorContext $ctx): void {
+                    if ($signal instanceof PostStop) {
+                        $ctx->timers()->startTimerAtFixedRate('forever', 'tick', 1.0);
+                        $ctx->setReceiveTimeout(1.0);
+                    }
+                });
+        }));
+        $kit->runUntilIdle();
+        $kit->system->stop($ref);
+        $kit->runUntilIdle();
+        self::assertInstanceOf(TimerScheduler::class, $kept);
+        $kept->startSingleTimer('later', 'too late', 1.0);
+
+        self::assertNull($kit->loop->nextTimerDue(), 'no timer keeps the loop alive');
+        self::assertFalse($kept->isTimerActive('forever'));
+        $warnings = $kit->logger->messages('warning');
+        self::assertCount(3, $warnings);
+        self::assertStringContainsString('was not started: the actor is stopping or has stopped', $warnings[0]);
+        self::assertStringContainsString('receive timeout was not set', $warnings[1]);
     }
 
     public function testReceiveTimeoutFiresAfterIdlePeriodsOnly(): void
