@@ -3,7 +3,7 @@
 declare(strict_types=1);
 
 use Nexus\Actor\ActorSystem;
-use Nexus\Cli\DemoApp;
+use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
 use Nexus\Worker\Workers;
 

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Cli;
 
 use Nexus\Actor\ActorSystem;
+use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
 use Nexus\Http\Server\HttpServer;
 use Nexus\Http\Server\ServerOptions;

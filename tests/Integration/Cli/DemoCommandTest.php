@@ -33,7 +33,7 @@ final class DemoCommandTest extends TestCase
             'demo finished',
         ];
         self::assertSame($expected, self::inOrder($run->stdout, $expected), $run->describe());
-        self::assertStringEndsWith("demo finished (the code is in src/Cli/DemoCommand.php)\n", $run->stdout);
+        self::assertStringEndsWith("demo finished (the code is in src/Demo/BankStory.php)\n", $run->stdout);
     }
 
     public function testHelpListsTheCommands(): void

@@ -2,12 +2,12 @@
 
 declare(strict_types=1);
 
-namespace Nexus\Cli;
+namespace Nexus\Demo\Bank;
 
 /**
  * Demo message: adds $amount to the account's balance.
  *
- * @internal used by DemoCommand
+ * @internal used by the bank demo (Nexus\Demo\BankStory)
  */
 final class Deposit implements \Stringable
 {

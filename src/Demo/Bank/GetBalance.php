@@ -2,12 +2,12 @@
 
 declare(strict_types=1);
 
-namespace Nexus\Cli;
+namespace Nexus\Demo\Bank;
 
 /**
  * Demo message: asks the account for its balance (the reply is an int).
  *
- * @internal used by DemoCommand
+ * @internal used by the bank demo (Nexus\Demo\BankStory)
  */
 final class GetBalance implements \Stringable
 {

@@ -2,7 +2,7 @@
 
 declare(strict_types=1);
 
-namespace Nexus\Cli;
+namespace Nexus\Demo;
 
 use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorSystem;

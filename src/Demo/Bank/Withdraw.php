@@ -2,12 +2,12 @@
 
 declare(strict_types=1);
 
-namespace Nexus\Cli;
+namespace Nexus\Demo\Bank;
 
 /**
  * Demo message: takes $amount from the account's balance.
  *
- * @internal used by DemoCommand
+ * @internal used by the bank demo (Nexus\Demo\BankStory)
  */
 final class Withdraw implements \Stringable
 {
