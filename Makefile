@@ -39,6 +39,7 @@ help:
 	@echo "  bench      actor benchmarks (JIT and no JIT) into docs/performance.md"
 	@echo "  bench-http wrk against nexus serve, a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
 	@echo "  bench-workers  the worker pool: cross-worker messaging, world benchmark, HTTP 2 vs 1 workers (QUICK=1)"
+	@echo "  chaos      the fault campaign: 2 workers under load, workers killed, reloads, slow clients, PostgreSQL/Redis restarts (SHORT=1: 20 s)"
 	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
 	@echo "  analyse    phpstan only"
 	@echo "  unit       phpunit only (all suites)"
@@ -248,3 +249,14 @@ bench-db-smoke: setup
 	@echo "==> bench-db-smoke: a few seconds, 1 worker, no report"
 	@$(PHP) bench/db/run.php --smoke \
 	  || { echo "FAILED: bench-db-smoke" >&2; exit 1; }
+
+# ---- fault campaign (bench/chaos/, results in docs/reliability.md) --------------------------------
+
+.PHONY: chaos
+
+# SHORT=1: every fault once in 20 s, no report (what CI runs through tests/Integration/Chaos).
+chaos: setup
+	@mkdir -p bench/results
+	@echo "==> chaos: the fault campaign against nexus serve --workers=2 (progress on stderr)"
+	@$(PHP) bench/chaos/run.php $(if $(filter 1 yes true,$(SHORT)),--short,) \
+	  || { echo "FAILED: chaos (see the table above: acknowledged operations lost, or the campaign could not run)" >&2; exit 1; }

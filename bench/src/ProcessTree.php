@@ -54,6 +54,43 @@ final class ProcessTree
     }
 
     /**
+     * The open file descriptors of $roots and their descendants, summed; null without /proc.
+     *
+     * @param list<int> $roots
+     */
+    public static function openDescriptors(array $roots): ?int
+    {
+        $stats = self::stats();
+        if ($stats === null) {
+            return null;
+        }
+        $count = 0;
+        foreach (self::members($roots, $stats) as $pid) {
+            $count += \count(@scandir("/proc/{$pid}/fd") ?: ['.', '..']) - 2;
+        }
+
+        return $count;
+    }
+
+    /**
+     * The processes whose parent is $parent (its direct children), alive now.
+     *
+     * @return list<int>
+     */
+    public static function children(int $parent): array
+    {
+        $children = [];
+        foreach (self::stats() ?? [] as $pid => $stat) {
+            if ($stat['ppid'] === $parent) {
+                $children[] = $pid;
+            }
+        }
+        sort($children);
+
+        return $children;
+    }
+
+    /**
      * @param list<int>                                  $roots
      * @param array<int, array{ppid: int, ticks: int}> $stats
      *

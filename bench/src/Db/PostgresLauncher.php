@@ -82,7 +82,7 @@ final class PostgresLauncher
             $command[] = "{$name}={$value}";
         }
         $process = new ManagedProcess('postgres', $command, "{$this->directory}/postgres.log");
-        $server = new RunningPostgres($process, $port, $this->directory);
+        $server = new RunningPostgres($process, $port, $this->directory, $command);
         $deadline = microtime(true) + 30.0;
         while (microtime(true) < $deadline) {
             if (!$process->running()) {
@@ -90,13 +90,10 @@ final class PostgresLauncher
 
                 throw new DbBenchException("PostgreSQL exited at start:\n" . $process->logTail());
             }
-            try {
-                $server->pdo()->query('SELECT 1');
-
+            if ($server->ready()) {
                 return $server;
-            } catch (\PDOException) {
-                usleep(100_000);
             }
+            usleep(100_000);
         }
         $server->stop();
 

@@ -15,10 +15,14 @@ final class RunningPostgres
 {
     private bool $stopped = false;
 
+    /**
+     * @param list<string> $command how the server was started, for relaunch()
+     */
     public function __construct(
-        private readonly ManagedProcess $process,
+        private ManagedProcess $process,
         public readonly int $port,
         private readonly string $directory,
+        private readonly array $command = [],
     ) {}
 
     public function dsn(string $database = 'postgres', ?int $port = null): string
@@ -37,6 +41,43 @@ final class RunningPostgres
     public function running(): bool
     {
         return !$this->stopped && $this->process->running();
+    }
+
+    /**
+     * Asks for a fast shutdown (SIGINT) and returns at once; the data stays for relaunch().
+     */
+    public function interrupt(): void
+    {
+        if ($this->process->running()) {
+            @posix_kill($this->process->pid(), \SIGINT);
+        }
+    }
+
+    /**
+     * Starts the server again on the same data directory and port, once it is down; returns at
+     * once (ready() says when it accepts connections).
+     */
+    public function relaunch(): void
+    {
+        if ($this->stopped || $this->process->running() || $this->command === []) {
+            throw new DbBenchException('PostgreSQL can be relaunched only after it stopped by itself (interrupt()), and only if it was started by PostgresLauncher.');
+        }
+        $this->process->stop();
+        $this->process = new ManagedProcess('postgres', $this->command, $this->process->logFile);
+    }
+
+    /**
+     * Whether it accepts connections now.
+     */
+    public function ready(): bool
+    {
+        try {
+            $this->pdo()->query('SELECT 1');
+
+            return true;
+        } catch (\PDOException) {
+            return false;
+        }
     }
 
     public function logTail(): string
