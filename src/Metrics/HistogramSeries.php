@@ -1,0 +1,68 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Metrics;
+
+use Nexus\Metrics\Exception\InvalidValueException;
+
+/**
+ * One series of a histogram (one combination of label values). observe() walks the bucket bounds
+ * (15 for the HTTP seconds buckets) and increments one slot of a packed array: no allocation
+ * while no snapshot shares the array (after a snapshot, the first observe() copies it once).
+ *
+ * Bucket i counts the observations v with bounds[i-1] < v <= bounds[i]; the last slot counts
+ * those above every bound (+Inf). The exposition makes them cumulative.
+ */
+final class HistogramSeries
+{
+    /** @var array<int, int> per bucket, not cumulative; one more slot than bounds (+Inf) */
+    private array $counts;
+    private float $sum = 0.0;
+    private readonly int $bucketCount;
+
+    /**
+     * @param list<float> $bounds increasing upper bounds, +Inf excluded
+     */
+    public function __construct(private readonly array $bounds)
+    {
+        $this->bucketCount = \count($bounds);
+        $this->counts = array_fill(0, $this->bucketCount + 1, 0);
+    }
+
+    /**
+     * @throws InvalidValueException for NaN (it would make the sum NaN for ever)
+     */
+    public function observe(float $value): void
+    {
+        $bounds = $this->bounds;
+        $n = $this->bucketCount;
+        $i = 0;
+        while ($i < $n && $value > $bounds[$i]) {
+            ++$i;
+        }
+        if ($i === 0 && is_nan($value)) {
+            throw new InvalidValueException('A histogram cannot observe NaN; nothing was recorded.');
+        }
+        ++$this->counts[$i];
+        $this->sum += $value;
+    }
+
+    /**
+     * @return list<int> per bucket, not cumulative, +Inf last
+     */
+    public function counts(): array
+    {
+        return array_values($this->counts);
+    }
+
+    public function sum(): float
+    {
+        return $this->sum;
+    }
+
+    public function count(): int
+    {
+        return array_sum($this->counts);
+    }
+}
