@@ -105,6 +105,11 @@ final class Feed
      */
     public function json(string $filter = ''): string
     {
+        if ($this->timer === null) {
+            // Nobody listens, so nothing sampled lately: take the HTTP totals now.
+            $this->sample();
+            $this->latest = null;
+        }
         if ($filter === '') {
             return $this->latest ??= self::encode($this->frame(''));
         }
