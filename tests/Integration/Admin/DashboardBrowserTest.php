@@ -25,7 +25,7 @@ final class DashboardBrowserTest extends TestCase
 
     protected function tearDown(): void
     {
-        $this->browser()->close();
+        $this->browser?->close();
         if (\is_resource($this->served)) {
             proc_terminate($this->served, \SIGKILL);
             proc_close($this->served);
