@@ -7,9 +7,9 @@ namespace Nexus\Metrics;
 use Nexus\Metrics\Exception\InvalidValueException;
 
 /**
- * One series of a histogram (one combination of label values). observe() walks the bucket bounds
- * (15 for the HTTP seconds buckets) and increments one slot of a packed array: no allocation
- * while no snapshot shares the array (after a snapshot, the first observe() copies it once).
+ * One series of a histogram (one combination of label values). observe() finds the bucket by a
+ * binary search over the bounds and increments one slot of a packed array: no allocation while
+ * no snapshot shares the array (after a snapshot, the first observe() copies it once).
  *
  * Bucket i counts the observations v with bounds[i-1] < v <= bounds[i]; the last slot counts
  * those above every bound (+Inf). The exposition makes them cumulative.
@@ -35,11 +35,17 @@ final class HistogramSeries
      */
     public function observe(float $value): void
     {
+        // Binary search for the first bound >= $value (4 steps for the 14 seconds buckets).
         $bounds = $this->bounds;
-        $n = $this->bucketCount;
         $i = 0;
-        while ($i < $n && $value > $bounds[$i]) {
-            ++$i;
+        $high = $this->bucketCount;
+        while ($i < $high) {
+            $middle = ($i + $high) >> 1;
+            if ($value > $bounds[$middle]) {
+                $i = $middle + 1;
+            } else {
+                $high = $middle;
+            }
         }
         if ($i === 0 && is_nan($value)) {
             throw new InvalidValueException('A histogram cannot observe NaN; nothing was recorded.');
