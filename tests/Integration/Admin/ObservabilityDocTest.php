@@ -18,7 +18,9 @@ final class ObservabilityDocTest extends TestCase
     public function testTheMetricsSamplePrintsWhatThePageShows(): void
     {
         $doc = (string) file_get_contents(self::ROOT . '/docs/observability.md');
-        self::assertSame(1, preg_match('/^```php\n(?<code>.*?)^```\n.*?^```text\n(?<output>.*?)^```$/ms', $doc, $match), 'the page has a php sample followed by its output');
+        if (preg_match('/^```php\n(?<code>.*?)^```\n.*?^```text\n(?<output>.*?)^```$/ms', $doc, $match) !== 1) {
+            self::fail('docs/observability.md has no php sample followed by its output.');
+        }
         $script = tempnam(sys_get_temp_dir(), 'nexus-doc-');
         self::assertIsString($script);
         try {
