@@ -32,7 +32,7 @@ final class Application
      */
     public static function createDefault(): self
     {
-        return new self(new DemoCommand(), new ServeCommand());
+        return new self(new DemoCommand(), new ServeCommand(), new TopCommand());
     }
 
     public function add(Command $command): void

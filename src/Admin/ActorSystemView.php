@@ -1,0 +1,231 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Admin;
+
+use Nexus\Actor\ActorSystem;
+use Nexus\Actor\Behavior;
+use Nexus\Actor\Event\ActorRestarted;
+use Nexus\Actor\Event\ActorStarted;
+use Nexus\Actor\Event\ActorStopped;
+use Nexus\Actor\Event\DeadLetter;
+use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Metrics\Aggregation;
+use Nexus\Metrics\CounterSeries;
+use Nexus\Metrics\Registry;
+
+/**
+ * The SystemView of one in-process ActorSystem, built on the actor layer's public API only: an
+ * observer actor (/system/nexus-admin-view) subscribes to ActorStarted, ActorStopped,
+ * ActorRestarted and DeadLetter on the event stream, and keeps the tree and the recent dead
+ * letters from them. It also registers in $registry:
+ *
+ * - nexus_actors_started_total, nexus_actors_stopped_total, nexus_actors_restarted_total and the
+ *   gauge nexus_actors_live, each with a `scope` label: `user` for the application's actors
+ *   (/user/...), `system` for the runtime's (/user and /system themselves, /system/...). Actors
+ *   start on their first turn, so a view created right after its system sees every actor;
+ *   one created later misses those already started;
+ * - nexus_dead_letters_total{reason} (read from DeadLetters: every dead letter of the system);
+ * - process_cpu_time_seconds_total and process_memory_usage_bytes (this process).
+ *
+ * What the public API cannot give, and phase 2 adds through the actor layer: actors started
+ * before the view (create it with the system), each actor's kind, mailbox depth and
+ * messages processed (shown as unknown), ask timeouts. While the view lives, every spawn, stop
+ * and dead letter publishes an event, which costs an allocation and a message to the observer.
+ *
+ * Bounds: at most $maxActors paths are kept (the count stays exact beyond, the tree shows the
+ * first ones), the last $keepDeadLetters dead letters (message class only, never the payload),
+ * at most 32 pools.
+ */
+final class ActorSystemView implements SystemView
+{
+    public const OBSERVER = 'nexus-admin-view';
+    public const MAX_POOLS = 32;
+
+    /** @var array<string, true> live actor paths, parents before children */
+    private array $paths = [];
+    /** @var array{user: int, system: int} */
+    private array $live = ['user' => 0, 'system' => 0];
+    /** @var list<array{seq: int, at: float, worker: string, recipient: string, reason: string, message: string, sender: string}> */
+    private array $deadLetters = [];
+    private int $deadLetterSeq;
+    private readonly float $startedAt;
+    /** @var array{user: CounterSeries, system: CounterSeries} */
+    private readonly array $started;
+    /** @var array{user: CounterSeries, system: CounterSeries} */
+    private readonly array $stopped;
+    /** @var array{user: CounterSeries, system: CounterSeries} */
+    private readonly array $restarted;
+    /** @var array<string, array{string, \Closure(): array{open: int, inUse: int, waiting: int, max: int}}> */
+    private array $pools = [];
+
+    /**
+     * @param (\Closure(): int)|null $requests requests served so far (HttpServer::requestsServed(...)), if any
+     */
+    public function __construct(
+        private readonly ActorSystem $system,
+        Registry $registry,
+        private readonly ?\Closure $requests = null,
+        private readonly string $worker = '0',
+        private readonly int $maxActors = 10_000,
+        private readonly int $keepDeadLetters = 100,
+    ) {
+        if ($maxActors < 1 || $keepDeadLetters < 1) {
+            throw new \InvalidArgumentException("An ActorSystemView keeps at least 1 actor and 1 dead letter, got {$maxActors} and {$keepDeadLetters}.");
+        }
+        $this->startedAt = microtime(true);
+        $this->deadLetterSeq = $system->deadLetters->count();
+        $started = $registry->counter('nexus.actors.started', 'Actors started (since the admin view was created), by scope: user or system.', ['scope'], '{actor}');
+        $stopped = $registry->counter('nexus.actors.stopped', 'Actors stopped (since the admin view was created), by scope.', ['scope'], '{actor}');
+        $restarted = $registry->counter('nexus.actors.restarted', 'Actors restarted by their supervisor, by scope.', ['scope'], '{actor}');
+        $this->started = ['user' => $started->labels('user'), 'system' => $started->labels('system')];
+        $this->stopped = ['user' => $stopped->labels('user'), 'system' => $stopped->labels('system')];
+        $this->restarted = ['user' => $restarted->labels('user'), 'system' => $restarted->labels('system')];
+        $registry->gaugeCallback('nexus.actors.live', 'Actors alive now (started since the admin view was created, not yet stopped), by scope.', fn(): array => [[['user'], $this->live['user']], [['system'], $this->live['system']]], ['scope'], '{actor}');
+        $deadLetters = $system->deadLetters;
+        $registry->counterCallback('nexus.dead_letters', 'Messages that could not be delivered, by reason.', static function () use ($deadLetters): array {
+            $rows = [];
+            foreach (DeadLetterReason::cases() as $reason) {
+                $rows[] = [[$reason->value], $deadLetters->countFor($reason)];
+            }
+
+            return $rows;
+        }, ['reason'], '{message}');
+        $registry->counterCallback('process.cpu.time', 'CPU time used by this process (user and system).', static fn(): float => self::cpuSeconds(), unit: 's', aggregation: Aggregation::PerWorker);
+        $registry->gaugeCallback('process.memory.usage', 'Resident memory of this process.', static fn(): int => self::rssBytes(), unit: 'By');
+
+        $observer = $system->spawnSystemActor(Behavior::receive(function (mixed $event): null {
+            $this->observe($event);
+
+            return null;
+        }), self::OBSERVER);
+        foreach ([ActorStarted::class, ActorStopped::class, ActorRestarted::class, DeadLetter::class] as $class) {
+            $system->eventStream->subscribe($observer, $class);
+        }
+    }
+
+    /**
+     * Shows a connection pool on the dashboard; $stats is read about once a second.
+     *
+     * @param \Closure(): array{open: int, inUse: int, waiting: int, max: int} $stats
+     */
+    public function addPool(string $name, string $kind, \Closure $stats): void
+    {
+        if (!isset($this->pools[$name]) && \count($this->pools) >= self::MAX_POOLS) {
+            throw new \LengthException(\sprintf('At most %d pools are shown; %s would be one more.', self::MAX_POOLS, $name));
+        }
+        $this->pools[$name] = [$kind, $stats];
+    }
+
+    public function workers(): array
+    {
+        return [[
+            'id' => $this->worker,
+            'pid' => getmypid() ?: 0,
+            'up' => !$this->system->isTerminated(),
+            'cpuSeconds' => round(self::cpuSeconds(), 3),
+            'rssBytes' => self::rssBytes(),
+            'requests' => $this->requests === null ? null : ($this->requests)(),
+            'restarts' => 0,
+            'startedAt' => round($this->startedAt, 3),
+        ]];
+    }
+
+    public function actors(string $filter, int $limit): array
+    {
+        $nodes = [];
+        $matched = 0;
+        foreach ($this->paths as $path => $_) {
+            $path = (string) $path;
+            if ($filter !== '' && !str_contains($path, $filter)) {
+                continue;
+            }
+            ++$matched;
+            if (\count($nodes) < $limit) {
+                $nodes[] = ['path' => $path, 'worker' => $this->worker, 'kind' => '', 'mailbox' => null, 'processed' => null];
+            }
+        }
+
+        return ['nodes' => $nodes, 'total' => $filter === '' ? $this->live['user'] + $this->live['system'] : $matched];
+    }
+
+    public function deadLetters(int $limit): array
+    {
+        return $limit >= \count($this->deadLetters) ? $this->deadLetters : \array_slice($this->deadLetters, -$limit);
+    }
+
+    public function pools(): array
+    {
+        $rows = [];
+        foreach ($this->pools as $name => [$kind, $stats]) {
+            try {
+                $rows[] = ['name' => (string) $name, 'worker' => $this->worker, 'kind' => $kind] + $stats();
+            } catch (\Throwable $e) {
+                $this->system->logger->warning('Reading the stats of pool {pool} for the admin view failed: {error}', ['pool' => $name, 'error' => $e->getMessage()]);
+            }
+        }
+
+        return $rows;
+    }
+
+    public function cluster(): ?array
+    {
+        return null;
+    }
+
+    private function observe(mixed $event): void
+    {
+        if ($event instanceof ActorStarted) {
+            $path = $event->actor->path();
+            $scope = str_starts_with($path, '/user/') ? 'user' : 'system';
+            $this->started[$scope]->inc();
+            ++$this->live[$scope];
+            if (\count($this->paths) < $this->maxActors) {
+                $this->paths[$path] = true;
+            }
+        } elseif ($event instanceof ActorStopped) {
+            $path = $event->actor->path();
+            $scope = str_starts_with($path, '/user/') ? 'user' : 'system';
+            $this->stopped[$scope]->inc();
+            $this->live[$scope] = max(0, $this->live[$scope] - 1);
+            unset($this->paths[$path]);
+        } elseif ($event instanceof ActorRestarted) {
+            $this->restarted[str_starts_with($event->actor->path(), '/user/') ? 'user' : 'system']->inc();
+        } elseif ($event instanceof DeadLetter) {
+            $this->deadLetters[] = [
+                'seq' => ++$this->deadLetterSeq,
+                'at' => round(microtime(true), 3),
+                'worker' => $this->worker,
+                'recipient' => $event->recipient,
+                'reason' => $event->reason->value,
+                'message' => get_debug_type($event->message),
+                'sender' => $event->sender?->path() ?? '',
+            ];
+            if (\count($this->deadLetters) > $this->keepDeadLetters) {
+                array_shift($this->deadLetters);
+            }
+        }
+    }
+
+    private static function cpuSeconds(): float
+    {
+        $usage = getrusage();
+        $field = static fn(string $key): int => \is_int($usage[$key] ?? null) ? $usage[$key] : 0;
+
+        return $field('ru_utime.tv_sec') + $field('ru_utime.tv_usec') / 1e6 + $field('ru_stime.tv_sec') + $field('ru_stime.tv_usec') / 1e6;
+    }
+
+    private static function rssBytes(): int
+    {
+        $statm = @file_get_contents('/proc/self/statm');
+        if (\is_string($statm)) {
+            $fields = explode(' ', $statm);
+            if (isset($fields[1]) && ctype_digit($fields[1])) {
+                return (int) $fields[1] * 4096;
+            }
+        }
+
+        return memory_get_usage(true);
+    }
+}

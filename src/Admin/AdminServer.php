@@ -1,0 +1,104 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Admin;
+
+use Nexus\Http\Server\HttpServer;
+use Nexus\Http\Server\ServerOptions;
+use Nexus\Io\ListenOptions;
+use Nexus\Metrics\Snapshot;
+use Nexus\Runtime\Future;
+use Nexus\Runtime\Loop;
+use Psr\Log\LoggerInterface;
+
+/**
+ * The admin listener: the AdminApp on its own HTTP server, never on the application's port.
+ *
+ *     $admin = new AdminServer($loop, $registry->snapshot(...), new ActorSystemView($system, $registry));
+ *     $admin->listen(AdminAddress::parse('127.0.0.1:9090'));
+ *
+ * Trust: clients of a loopback listener (127.0.0.0/8, ::1) see the readiness details; a
+ * listener on any other address (0.0.0.0 included) redacts them for every client, because the
+ * HTTP layer does not yet tell a handler the client's address (phase 2 makes it per client).
+ *
+ * Bounds: at most MAX_CONNECTIONS connections per listener (more wait in the backlog), small
+ * request limits (the parser's defaults), the Feed's client cap. stop() closes the listeners,
+ * ends every live feed, and settles when the connections are closed (at the deadline at most).
+ *
+ * @phpstan-import-type Families from Snapshot
+ */
+final class AdminServer
+{
+    public const MAX_CONNECTIONS = 64;
+
+    public readonly Feed $feed;
+    public readonly HealthChecks $checks;
+    private readonly AdminApp $app;
+    /** @var list<HttpServer> */
+    private array $servers = [];
+
+    /**
+     * @param \Closure(): array{families: Families} $metrics the snapshot to expose (a registry's, or the master's merge)
+     */
+    public function __construct(
+        private readonly Loop $loop,
+        \Closure $metrics,
+        SystemView $view,
+        ?HealthChecks $checks = null,
+        string $name = 'nexus',
+        private readonly ?LoggerInterface $logger = null,
+        float $feedInterval = 1.0,
+    ) {
+        $this->checks = $checks ?? new HealthChecks($loop);
+        $this->feed = new Feed($loop, $view, $metrics, $name, $feedInterval);
+        $this->app = new AdminApp($metrics, $this->feed, $this->checks, $logger);
+    }
+
+    /**
+     * Starts listening; returns the bound address (tcp://127.0.0.1:9090, the real port when 0
+     * was asked for).
+     *
+     * @throws \Nexus\Io\Exception\ListenException when the address cannot be bound
+     */
+    public function listen(AdminAddress $address): string
+    {
+        $server = new HttpServer(
+            $this->loop,
+            $this->app->handler($address->isLoopback()),
+            new ServerOptions(maxConnections: self::MAX_CONNECTIONS, keepAliveTimeout: 30.0),
+            $this->logger,
+        );
+        $server->listen($address->uri(), new ListenOptions(tcpNoDelay: true));
+        $this->servers[] = $server;
+
+        return $server->address();
+    }
+
+    /**
+     * @return list<string>
+     */
+    public function addresses(): array
+    {
+        $addresses = [];
+        foreach ($this->servers as $server) {
+            $addresses = [...$addresses, ...$server->addresses()];
+        }
+
+        return $addresses;
+    }
+
+    /**
+     * @return Future<array<null>>
+     */
+    public function stop(float $deadline = 2.0): Future
+    {
+        $this->feed->stop();
+        $stopping = [];
+        foreach ($this->servers as $server) {
+            $stopping[] = $server->stop($deadline);
+        }
+
+        return Future::all($stopping);
+    }
+}

@@ -1,0 +1,93 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Metrics;
+
+use Nexus\Http\Middleware;
+use Nexus\Http\Request;
+use Nexus\Http\RequestHandler;
+use Nexus\Http\Response;
+
+/**
+ * HTTP server metrics with the OpenTelemetry semantic-convention names, as a middleware (add it
+ * first, so that it sees every answer, errors included):
+ *
+ * - http.server.request.duration (histogram, seconds, Buckets::SECONDS), labels
+ *   http.request.method (the registered methods; anything else `_OTHER`), http.route (the route
+ *   template from $request->attributes[ROUTE_ATTRIBUTE], '' until the router puts it there:
+ *   never the raw path, whose values are unbounded) and http.response.status_code;
+ * - http.server.active_requests (gauge, summed over workers): requests being handled now.
+ *
+ * Per request: two hrtime() calls, nested array lookups for the cached series (no string built)
+ * and one observe(). A handler that throws is counted as 500 and the exception passes on.
+ * The duration runs until the handler returns; a streamed body's transfer is not included.
+ */
+final class HttpServerMetrics implements Middleware
+{
+    /** Where the router (phase 2) leaves the matched route template. */
+    public const ROUTE_ATTRIBUTE = 'route_template';
+    private const METHODS = ['GET' => true, 'HEAD' => true, 'POST' => true, 'PUT' => true, 'PATCH' => true, 'DELETE' => true, 'OPTIONS' => true, 'CONNECT' => true, 'TRACE' => true];
+
+    public readonly Histogram $duration;
+    private readonly GaugeSeries $active;
+    /** @var array<string, array<string, array<int, HistogramSeries>>> by route, method, status */
+    private array $series = [];
+    private int $cached = 0;
+
+    public function __construct(Registry $registry)
+    {
+        $this->duration = $registry->histogram(
+            'http.server.request.duration',
+            'Duration of HTTP server requests, until the handler returned.',
+            ['http.request.method', 'http.route', 'http.response.status_code'],
+            's',
+            Buckets::SECONDS,
+        );
+        $this->active = $registry->gauge('http.server.active_requests', 'HTTP requests being handled now.', [], '{request}', aggregation: Aggregation::Sum)->labels();
+    }
+
+    public function process(Request $request, RequestHandler $next): Response
+    {
+        $start = hrtime(true);
+        $this->active->inc();
+        try {
+            $response = $next->handle($request);
+        } catch (\Throwable $e) {
+            $this->active->dec();
+            $this->record($request, 500, $start);
+
+            throw $e;
+        }
+        $this->active->dec();
+        $this->record($request, $response->status, $start);
+
+        return $response;
+    }
+
+    private function record(Request $request, int $status, int|float $start): void
+    {
+        $route = $request->attributes[self::ROUTE_ATTRIBUTE] ?? '';
+        if (!\is_string($route)) {
+            $route = '';
+        }
+        $method = $request->method();
+        if (!isset(self::METHODS[$method])) {
+            $method = '_OTHER';
+        }
+        $series = $this->series[$route][$method][$status] ?? $this->resolve($route, $method, $status);
+        $series->observe((hrtime(true) - $start) / 1e9);
+    }
+
+    private function resolve(string $route, string $method, int $status): HistogramSeries
+    {
+        $series = $this->duration->labels($method, $route, (string) $status);
+        // Past the series limit every new combination is the overflow series: keep the cache bounded too.
+        if ($this->cached < $this->duration->maxSeries) {
+            $this->series[$route][$method][$status] = $series;
+            ++$this->cached;
+        }
+
+        return $series;
+    }
+}
