@@ -362,6 +362,9 @@ final class ResponseParser
         $headers = [];
         for ($i = 1; $i < $count; ++$i) {
             $line = $lines[$i];
+            if ($line !== '' && ($line[0] === ' ' || $line[0] === "\t")) {
+                throw new MalformedResponseException('The response folds a header over several lines (obs-fold), which HTTP/1.1 forbids.');
+            }
             $colon = strpos($line, ':');
             if ($colon === false || $colon === 0) {
                 throw new MalformedResponseException(\sprintf('Malformed header line "%s" in the response: expected "Name: value".', addcslashes(substr($line, 0, 80), "\0..\37\177..\377")));
