@@ -51,10 +51,12 @@ final class NexusServerTest extends HttpClientTestCase
         self::assertSame('application/json', $get->header('content-type'));
         self::assertSame(['method' => 'GET', 'target' => '/a?b=1', 'body' => '', 'type' => null, 'accept' => null, 'agent' => 'Nexus-HttpClient/1.0', 'x' => 'yes'], $get->json());
 
-        $post = $this->client->post("{$base}/p", 'raw bytes', ['Content-Type' => 'text/plain'])->await(10.0);
-        self::assertSame(['POST', 'raw bytes', 'text/plain'], [$post->json()['method'], $post->json()['body'], $post->json()['type']]);
+        $post = $this->client->post("{$base}/p", 'raw bytes', ['Content-Type' => 'text/plain'])->await(10.0)->json();
+        self::assertIsArray($post);
+        self::assertSame(['POST', 'raw bytes', 'text/plain'], [$post['method'], $post['body'], $post['type']]);
 
         $json = $this->client->json('PUT', "{$base}/j", ['a' => 1, 'list' => [1.0, 'two']])->await(10.0)->json();
+        self::assertIsArray($json);
         self::assertSame('PUT', $json['method']);
         self::assertSame('{"a":1,"list":[1.0,"two"]}', $json['body']);
         self::assertSame('application/json', $json['type']);

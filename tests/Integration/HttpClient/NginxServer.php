@@ -16,6 +16,9 @@ namespace Nexus\Tests\Integration\HttpClient;
  */
 final class NginxServer
 {
+    /** @var array<resource>|null */
+    private static ?array $idle = null;
+
     /** text/plain, compressible: nginx gzips it for a client that accepts gzip. */
     public const TEXT = '/text.txt';
     /** 1 MiB of random bytes (application/octet-stream: not gzipped). */
@@ -180,13 +183,9 @@ final class NginxServer
             if (microtime(true) > $deadline) {
                 return false;
             }
-            $read = $write = $except = null;
+            $write = $except = null;
             // stream_select() with no streams cannot wait; a socket pair nobody writes to can.
-            static $pair = null;
-            $pair ??= stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-            if ($pair === false) {
-                throw new \RuntimeException('Cannot make a socket pair to wait on.');
-            }
+            $pair = self::$idle ??= stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP) ?: throw new \RuntimeException('Cannot make a socket pair to wait on.');
             $read = [$pair[0]];
             @stream_select($read, $write, $except, 0, 10_000);
         }
