@@ -71,6 +71,9 @@ final class Dispatcher
 
             return;
         }
+        if ($exchange->phase === Exchange::DONE) {
+            return; // failed already: its cancellation was requested before it started
+        }
         $this->active[$exchange->id] = $exchange;
         $this->deadlineAt($exchange->totalDeadline);
         $this->dispatch($exchange);

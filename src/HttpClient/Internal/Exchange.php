@@ -102,7 +102,7 @@ final class Exchange
             return;
         }
         $this->connection = $connection;
-        $connection->exchange = $this;
+        $connection->assign($this);
         $connection->parser->begin($this->method === 'HEAD');
         $this->phase = self::SENDING;
         $this->setDeadline($this->loop->now() + $this->settings->idleTimeout, TimeoutKind::Idle);
@@ -201,7 +201,7 @@ final class Exchange
         ) {
             // The server closed this kept-alive connection as the request went out: try another.
             ++$this->retries;
-            $connection->exchange = null;
+            $connection->assign(null);
             $this->connection = null;
             $this->dispatcher->giveBack($connection, false);
             $this->phase = self::WAITING;
@@ -276,7 +276,7 @@ final class Exchange
         $connection = $this->connection;
         $this->connection = null;
         if ($connection !== null) {
-            $connection->exchange = null;
+            $connection->assign(null);
             $this->dispatcher->finished($this, $connection, false);
         } else {
             $this->dispatcher->finished($this, null, false);
@@ -357,7 +357,7 @@ final class Exchange
         $connection = $this->connection;
         \assert($connection !== null && $this->head !== null);
         $reusable = $this->head->keepAlive && $this->requestWritten && $connection->parser->pending() === 0 && $connection->flushed();
-        $connection->exchange = null;
+        $connection->assign(null);
         $this->connection = null;
         $this->phase = self::DONE;
         $this->unsubscribe();

@@ -55,6 +55,23 @@ final class HttpConnection
     ) {
         stream_set_read_buffer($stream, 0);
         $this->readWatcher = $loop->onReadable($stream, $this->readable(...));
+        $loop->unreference($this->readWatcher);
+    }
+
+    /**
+     * Marks the connection busy with $exchange (its read watcher then keeps Loop::run() going) or
+     * idle (null: an idle kept-alive connection does not keep a finished program alive).
+     */
+    public function assign(?Exchange $exchange): void
+    {
+        $this->exchange = $exchange;
+        if ($this->readWatcher !== null) {
+            if ($exchange === null) {
+                $this->loop->unreference($this->readWatcher);
+            } else {
+                $this->loop->reference($this->readWatcher);
+            }
+        }
     }
 
     /**
@@ -120,6 +137,9 @@ final class HttpConnection
         if ($this->paused && !$this->closed) {
             $this->paused = false;
             $this->readWatcher = $this->loop->onReadable($this->stream, $this->readable(...));
+            if ($this->exchange === null) {
+                $this->loop->unreference($this->readWatcher);
+            }
             if ($this->tls) {
                 // OpenSSL may hold decrypted bytes the socket no longer signals.
                 $this->loop->defer(function (): void {

@@ -237,6 +237,22 @@ final class NexusServerTest extends HttpClientTestCase
         $never->resolve(null);
     }
 
+    public function testARequestWhoseCancellationWasAlreadyRequestedIsNeverSent(): void
+    {
+        $hits = 0;
+        $base = $this->serve(static function () use (&$hits): Response {
+            ++$hits;
+
+            return Response::text('');
+        });
+        $cancel = new DeferredCancellation($this->loop);
+        $cancel->cancel();
+        self::assertInstanceOf(CancelledException::class, $this->failureOf($this->client->get("{$base}/", [], null, $cancel->cancellation())));
+        self::assertSame(0, $this->client->inFlight());
+        self::assertSame('', $this->client->get("{$base}/")->await(10.0)->body());
+        self::assertSame(1, $hits);
+    }
+
     public function testAStreamedRequestBodyOfUnknownLengthIsSentChunked(): void
     {
         $base = $this->serve(static fn(Request $r): Response => Response::text(\sprintf('%s %d %s', $r->header('Transfer-Encoding') ?? '-', \strlen($r->body()), md5($r->body()))));

@@ -54,6 +54,18 @@ final class NginxTest extends HttpClientTestCase
         self::assertSame(1, $this->client->connectionCount());
     }
 
+    public function testIdleKeptAliveConnectionsDoNotKeepTheLoopRunning(): void
+    {
+        $nginx = self::nginx();
+        $body = null;
+        $this->client->get($nginx->url(NginxServer::SMALL))->onSettle(static function (?\Throwable $error, mixed $response) use (&$body): void {
+            $body = $response instanceof \Nexus\HttpClient\ClientResponse ? $response->body() : $error?->getMessage();
+        });
+        $this->loop->run(); // returns once the response is in, with its connection idle in the pool
+        self::assertSame("hello from nginx\n", $body);
+        self::assertSame(1, $this->client->idleConnectionCount($nginx->url()));
+    }
+
     public function testManyConcurrentRequestsShareThePool(): void
     {
         $nginx = self::nginx();
