@@ -72,7 +72,7 @@ $versions = [
 ];
 
 if ($flags['report-only']) {
-    exit(writeReport(readRuns($settings['json']), $settings, $versions, $rounds) ? 0 : 1);
+    exit(writeClientReport(readRuns($settings['json']), $settings, $versions, $rounds) ? 0 : 1);
 }
 if ($nginx === null || !function_exists('curl_multi_init') || !class_exists(GuzzleHttp\Client::class)) {
     fwrite(STDERR, "FAILED: bench-http-client needs nginx, ext-curl and Guzzle. Debian: apt-get install -y nginx php8.2-curl; then composer install.\n");
@@ -103,14 +103,14 @@ $started = microtime(true);
 try {
     $server = StaticNginx::start($nginx, $tempDir);
     $url = "http://127.0.0.1:{$server->port}" . StaticNginx::PATH;
-    progress(sprintf('bench-http-client: %s against %s; %d rounds; load: %s in flight for %s s, warm: 1 in flight for %s s, each after a %s s warm-up', implode(', ', $clients), $url, $rounds, $settings['concurrency'], $settings['duration'], $settings['warm-duration'], $settings['warmup']));
+    clientBenchProgress(sprintf('bench-http-client: %s against %s; %d rounds; load: %s in flight for %s s, warm: 1 in flight for %s s, each after a %s s warm-up', implode(', ', $clients), $url, $rounds, $settings['concurrency'], $settings['duration'], $settings['warm-duration'], $settings['warmup']));
     for ($round = 1; $round <= $rounds; ++$round) {
         foreach ([ClientRun::LOAD, ClientRun::WARM] as $mode) {
             foreach ($clients as $client) {
                 $run = runClient($root, $server, $client, $mode, $round, $url, $mode === ClientRun::LOAD ? (int) $settings['concurrency'] : 1, $mode === ClientRun::LOAD ? $settings['duration'] : $settings['warm-duration'], $settings['warmup']);
                 $runs[] = $run;
                 file_put_contents($settings['json'], json_encode($run->toArray(), JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES) . "\n", FILE_APPEND);
-                progress(sprintf('    round %d %-4s %-10s %9s req/s  p50 %8.1f µs  p99 %8.1f µs  mean %8.1f µs  client CPU %6.1f µs/req  nginx CPU %s  errors %d', $round, $mode, $client, number_format($run->rps), $run->p50Us, $run->p99Us, $run->meanUs, $run->clientCpuUs(), $run->serverCpuUs() === null ? '—' : sprintf('%.1f µs/req', $run->serverCpuUs()), $run->errors));
+                clientBenchProgress(sprintf('    round %d %-4s %-10s %9s req/s  p50 %8.1f µs  p99 %8.1f µs  mean %8.1f µs  client CPU %6.1f µs/req  nginx CPU %s  errors %d', $round, $mode, $client, number_format($run->rps), $run->p50Us, $run->p99Us, $run->meanUs, $run->clientCpuUs(), $run->serverCpuUs() === null ? '—' : sprintf('%.1f µs/req', $run->serverCpuUs()), $run->errors));
             }
         }
     }
@@ -137,16 +137,16 @@ if ($runs !== []) {
         }, $target, $measured);
     }
 }
-progress(sprintf('bench-http-client: %d runs in %.0f s; JSON lines in %s', count($runs), microtime(true) - $started, $settings['json']));
+clientBenchProgress(sprintf('bench-http-client: %d runs in %.0f s; JSON lines in %s', count($runs), microtime(true) - $started, $settings['json']));
 if ($failed) {
     exit(1);
 }
-if (!$flags['no-report'] && !writeReport($runs, $settings, $versions, $rounds)) {
+if (!$flags['no-report'] && !writeClientReport($runs, $settings, $versions, $rounds)) {
     exit(1);
 }
 exit(0);
 
-function progress(string $line): void
+function clientBenchProgress(string $line): void
 {
     fwrite(STDERR, $line . "\n");
 }
@@ -211,7 +211,7 @@ function readRuns(string $file): array
  * @param array<string, string> $settings
  * @param array<string, string> $versions
  */
-function writeReport(array $runs, array $settings, array $versions, int $rounds): bool
+function writeClientReport(array $runs, array $settings, array $versions, int $rounds): bool
 {
     if ($runs === []) {
         fwrite(STDERR, "No runs: nothing to report.\n");
@@ -227,7 +227,7 @@ function writeReport(array $runs, array $settings, array $versions, int $rounds)
 
         return false;
     }
-    progress("Updated {$settings['doc']} and {$settings['svg']}.");
+    clientBenchProgress("Updated {$settings['doc']} and {$settings['svg']}.");
 
     return true;
 }
