@@ -144,6 +144,16 @@ final class NexusServerTest extends HttpClientTestCase
         $system->shutdown()->await(10.0);
     }
 
+    public function testAnIdleConnectionIsClosedAfterTheKeepAliveTimeout(): void
+    {
+        $base = $this->serve(static fn(Request $r): Response => Response::text('ok'));
+        $client = $this->client = $this->client(new ClientOptions(keepAliveTimeout: 0.2));
+        self::assertSame('ok', $client->get("{$base}/")->await(10.0)->body());
+        self::assertSame(1, $client->idleConnectionCount($base));
+        $this->runUntil(static fn(): bool => $client->connectionCount() === 0);
+        self::assertSame('ok', $client->get("{$base}/")->await(10.0)->body(), 'a new connection');
+    }
+
     public function testAtMostMaxConnectionsPerOriginAndWaitersTimeOut(): void
     {
         $gate = new Deferred($this->loop);
