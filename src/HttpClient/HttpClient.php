@@ -230,7 +230,12 @@ final class HttpClient
                     return;
                 }
                 $keepsBody = $status === 307 || $status === 308;
-                if ($keepsBody && $body instanceof RequestBody && !$body->replayable) {
+                if (!$keepsBody && ($status === 303 || $method === 'POST')) {
+                    $method = $method === 'HEAD' ? 'HEAD' : 'GET';
+                    $body = null;
+                    $headers = self::without($headers, ['content-type', 'content-length', 'transfer-encoding']);
+                }
+                if ($body instanceof RequestBody && !$body->replayable) {
                     $deferred->resolve($response); // the body cannot be sent again: the caller decides
 
                     return;
@@ -253,11 +258,6 @@ final class HttpClient
                 if ($next->origin !== $target->origin) {
                     // Credentials and the Host are for the origin they were given for, not the next one.
                     $headers = self::without($headers, ['authorization', 'cookie', 'proxy-authorization', 'host']);
-                }
-                if (!$keepsBody && ($status === 303 || $method === 'POST')) {
-                    $method = $method === 'HEAD' ? 'HEAD' : 'GET';
-                    $body = null;
-                    $headers = self::without($headers, ['content-type', 'content-length', 'transfer-encoding']);
                 }
                 $this->follow($deferred, $method, $next, $headers, $body, $settings, $cancellation, $left - 1);
             },
