@@ -21,7 +21,7 @@ COMPOSER ?= composer
 PHP_EXT_PACKAGES := pcntl:php8.2-cli posix:php8.2-common sockets:php8.2-common \
                     dom:php8.2-xml xml:php8.2-xml xmlwriter:php8.2-xml simplexml:php8.2-xml \
                     mbstring:php8.2-mbstring tokenizer:php8.2-common ctype:php8.2-common \
-                    pgsql:php8.2-pgsql pdo_pgsql:php8.2-pgsql igbinary:php8.2-igbinary
+                    pgsql:php8.2-pgsql pdo_pgsql:php8.2-pgsql igbinary:php8.2-igbinary curl:php8.2-curl
 
 STAMP := vendor/.installed
 
@@ -40,6 +40,7 @@ help:
 	@echo "  bench-http wrk against nexus serve, a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
 	@echo "  bench-workers  the worker pool: cross-worker messaging, world benchmark, HTTP 2 vs 1 workers (QUICK=1)"
 	@echo "  chaos      the fault campaign: 2 workers under load, workers killed, reloads, slow clients, PostgreSQL/Redis restarts (SHORT=1: 20 s)"
+	@echo "  bench-http-client  the HTTP client against curl_multi and Guzzle on nginx (installs nginx/php8.2-curl)"
 	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
 	@echo "  analyse    phpstan only"
 	@echo "  unit       phpunit only (all suites)"
@@ -263,3 +264,23 @@ chaos: setup
 	@echo "==> chaos: the fault campaign against nexus serve --workers=2 (progress on stderr)"
 	@$(PHP) bench/chaos/run.php $(if $(filter 1 yes true,$(SHORT)),--short,) \
 	  || { echo "FAILED: chaos (see the table above: acknowledged operations lost, or the campaign could not run)" >&2; exit 1; }
+
+# ---- HTTP client benchmark (bench/http-client/, results in docs/performance.md) ---------------------
+
+.PHONY: bench-http-client bench-http-client-smoke
+
+bench-http-client: setup
+	$(call http_bench_tools,nginx:nginx)
+	@$(PHP) -r 'exit(function_exists("curl_multi_init") ? 0 : 1);' || { [ "$$(id -u)" -eq 0 ] && apt-get update -qq && apt-get install -y -qq php8.2-curl; } \
+	  || { echo "FAILED: bench-http-client — ext-curl missing: apt-get install -y php8.2-curl" >&2; exit 1; }
+	@mkdir -p bench/results
+	@echo "==> bench-http-client: Nexus HttpClient vs curl_multi vs Guzzle against nginx (static file, 64 in flight, and one warm connection; progress on stderr)"
+	@$(PHP) bench/http-client/run.php \
+	  || { echo "FAILED: bench-http-client" >&2; exit 1; }
+
+bench-http-client-smoke: setup
+	$(call http_bench_tools,nginx:nginx)
+	@mkdir -p bench/results
+	@echo "==> bench-http-client-smoke: 1 s runs, one round, no report"
+	@$(PHP) bench/http-client/run.php --smoke \
+	  || { echo "FAILED: bench-http-client-smoke" >&2; exit 1; }
