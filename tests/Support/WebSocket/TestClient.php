@@ -48,7 +48,7 @@ final class TestClient
      *
      * @param array<string, ?string> $headers
      */
-    public static function connect(Loop $loop, string $address, array $headers = [], string $path = '/', float $timeout = 5.0): self
+    public static function connect(Loop $loop, string $address, array $headers = [], string $path = '/', float $timeout = 10.0): self
     {
         $fields = [
             'Host' => '127.0.0.1',
@@ -75,7 +75,7 @@ final class TestClient
     /**
      * Sends $request as it is and reads the response head (and, for an error, its body).
      */
-    public static function connectRaw(Loop $loop, string $address, string $request, float $timeout = 5.0): self
+    public static function connectRaw(Loop $loop, string $address, string $request, float $timeout = 10.0): self
     {
         $connection = Connector::connect($loop, $address, $timeout)->await($timeout);
         /** @var Deferred<string> $head */
@@ -237,7 +237,7 @@ final class TestClient
      *
      * @phpstan-impure it reads from the socket
      */
-    public function nextFrame(float $timeout = 5.0): ?TestFrame
+    public function nextFrame(float $timeout = 10.0): ?TestFrame
     {
         while ($this->frames === []) {
             if ($this->eof) {
@@ -255,7 +255,7 @@ final class TestClient
      *
      * @phpstan-impure it reads from the socket
      */
-    public function nextDataOrClose(float $timeout = 5.0): ?TestFrame
+    public function nextDataOrClose(float $timeout = 10.0): ?TestFrame
     {
         while (true) {
             $frame = $this->nextFrame($timeout);
@@ -271,7 +271,7 @@ final class TestClient
      *
      * @phpstan-impure it reads from the socket
      */
-    public function awaitClose(float $timeout = 5.0): ?TestFrame
+    public function awaitClose(float $timeout = 10.0): ?TestFrame
     {
         $close = null;
         while (($frame = $this->nextFrame($timeout)) !== null) {
@@ -286,7 +286,7 @@ final class TestClient
     /**
      * Waits until the server has closed the connection (its FIN or a reset).
      */
-    public function awaitEof(float $timeout = 5.0): void
+    public function awaitEof(float $timeout = 10.0): void
     {
         while (!$this->eof) {
             $this->waiter = new Deferred($this->loop);

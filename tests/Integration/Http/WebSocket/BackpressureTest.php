@@ -86,7 +86,7 @@ final class BackpressureTest extends WebSocketTestCase
         for ($i = 0; $i < $total; ++$i) {
             self::assertSame($i, $this->sequence($client->nextFrame()), "message {$i}");
         }
-        $producer->await(5.0);
+        $producer->await(10.0);
         self::assertSame(array_fill(0, $total, SendResult::Sent), $results);
         self::assertSame(0, $ws->droppedMessages());
     }
@@ -96,7 +96,7 @@ final class BackpressureTest extends WebSocketTestCase
         [, $ws] = $this->stalledPair(OverflowPolicy::Drop, sendTimeout: 0.2);
         $this->sendUntilRefused($ws, SendResult::Dropped);
 
-        $result = $this->loop->async(fn(): SendResult => $ws->sendBinary($this->message(-1)))->await(5.0);
+        $result = $this->loop->async(fn(): SendResult => $ws->sendBinary($this->message(-1)))->await(10.0);
 
         self::assertSame(SendResult::Dropped, $result);
         self::assertSame(2, $ws->droppedMessages());
@@ -111,7 +111,7 @@ final class BackpressureTest extends WebSocketTestCase
 
         $client->close();
 
-        self::assertSame(SendResult::Closed, $waiting->await(5.0));
+        self::assertSame(SendResult::Closed, $waiting->await(10.0));
     }
 
     public function testServerStopsReadingFromAClientThatDoesNotRead(): void

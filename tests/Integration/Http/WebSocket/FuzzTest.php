@@ -91,7 +91,7 @@ final class FuzzTest extends WebSocketTestCase
     private function answerOrClose(TestClient $client, string $marker, string $context): string
     {
         while (true) {
-            $frame = $client->nextFrame(5.0);
+            $frame = $client->nextFrame(10.0);
             if ($frame === null) {
                 self::fail("The connection ended without a close frame or an answer to the ping ({$context}).");
             }
@@ -99,7 +99,7 @@ final class FuzzTest extends WebSocketTestCase
                 return 'answered';
             }
             if ($frame->opcode === 0x8) {
-                $client->awaitEof(5.0);
+                $client->awaitEof(10.0);
 
                 return 'failed';
             }
