@@ -45,10 +45,10 @@ final class DbBenchProxyTest extends TestCase
         $delayed = $this->roundTrip($proxy->address());
         $proxy->close();
 
-        self::assertLessThan(0.02, $direct, 'The echo server alone should answer within 20 ms.');
-        // 25 ms there and 25 ms back.
+        // 25 ms there and 25 ms back. Only the lower bound is certain: a timer never fires early,
+        // but a busy machine may run it late.
         self::assertGreaterThanOrEqual(0.05, $delayed);
-        self::assertLessThan(0.05 + 0.2, $delayed);
+        self::assertGreaterThan(0.0, $direct);
     }
 
     public function testBytesArriveIntactAndInOrderOnManyConnections(): void
@@ -86,14 +86,14 @@ final class DbBenchProxyTest extends TestCase
         }
         $this->runUntil(static function () use (&$closed, $clients): bool {
             return $closed === $clients;
-        }, 10.0);
+        });
 
         self::assertSame($clients, $proxy->accepted());
         foreach ($sent as $i => $payload) {
             self::assertSame(\strlen($payload), \strlen($received[$i]), "Connection {$i} lost or gained bytes.");
             self::assertSame(md5($payload), md5($received[$i]), "Connection {$i} got its bytes changed or reordered.");
         }
-        $this->runUntil(static fn(): bool => $proxy->open() === 0, 2.0);
+        $this->runUntil(static fn(): bool => $proxy->open() === 0);
         self::assertSame(0, $proxy->open());
         $proxy->close();
     }
@@ -111,7 +111,7 @@ final class DbBenchProxyTest extends TestCase
         });
         $this->runUntil(static function () use (&$closed): bool {
             return $closed;
-        }, 5.0);
+        });
 
         self::assertTrue($closed);
         $proxy->close();
@@ -138,18 +138,28 @@ final class DbBenchProxyTest extends TestCase
         });
         $this->runUntil(static function () use (&$elapsed): bool {
             return $elapsed !== null;
-        }, 5.0);
+        });
         self::assertIsFloat($elapsed);
 
         return $elapsed;
     }
 
-    private function runUntil(\Closure $done, float $timeout): void
+    /**
+     * Runs the loop until $done holds; fails after a deadline generous enough for a loaded machine.
+     *
+     * @param \Closure(): bool $done
+     */
+    private function runUntil(\Closure $done, float $timeout = 30.0): void
     {
         $deadline = microtime(true) + $timeout;
-        while (!$done() && microtime(true) < $deadline) {
-            $this->loop->tick(false);
-            usleep(200);
+        while (!$done()) {
+            if (microtime(true) > $deadline) {
+                self::fail("The condition did not hold within {$timeout} s.");
+            }
+            // Wake up at least every 10 ms even if no socket is ready, to check the deadline.
+            $wake = $this->loop->delay(0.01, static function (): void {});
+            $this->loop->tick();
+            $this->loop->cancel($wake);
         }
     }
 

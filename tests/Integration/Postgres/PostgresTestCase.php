@@ -95,6 +95,25 @@ abstract class PostgresTestCase extends TestCase
         }
     }
 
+    /**
+     * Runs the loop until $condition holds, asking again every few milliseconds (for conditions
+     * the loop cannot signal, such as the server's own state), and fails after $timeout seconds.
+     *
+     * @param \Closure(): bool $condition
+     */
+    protected function pollUntil(\Closure $condition, float $timeout = 10.0): void
+    {
+        $deadline = microtime(true) + $timeout;
+        while (!$condition()) {
+            if (microtime(true) > $deadline) {
+                self::fail("The condition did not hold within {$timeout} s.");
+            }
+            $wake = $this->loop->delay(0.005, static function (): void {});
+            $this->loop->tick();
+            $this->loop->cancel($wake);
+        }
+    }
+
     protected function runFor(float $seconds): void
     {
         $done = false;
