@@ -252,6 +252,22 @@ final class PgConnectionTest extends PostgresTestCase
         self::assertSame(2, $db->query('SELECT 2')->scalar(), 'the connection stays usable');
     }
 
+    public function testEachStatementGetsTheWholeTimeoutFromItsOwnStart(): void
+    {
+        $db = $this->connect(queryTimeout: 0.3);
+        // The connection's one deadline timer was armed for the first statement; the second
+        // starts later and must get its full 0.3 s, and then time out all the same.
+        self::assertSame(1, $db->query('SELECT 1 FROM pg_sleep(0.1)')->scalar());
+        $started = $this->loop->now();
+        try {
+            $db->query('SELECT pg_sleep(60)');
+            self::fail('the second statement must time out');
+        } catch (PgQueryTimeoutException) {
+            self::assertGreaterThanOrEqual(0.3, $this->loop->now() - $started);
+        }
+        self::assertSame(2, $db->query('SELECT 2')->scalar());
+    }
+
     public function testAQueryQueuedBehindATimedOutOneIsNotCancelled(): void
     {
         $db = $this->connect(queryTimeout: 0.2);

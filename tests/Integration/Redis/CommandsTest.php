@@ -138,6 +138,19 @@ final class CommandsTest extends RedisTestCase
         }
     }
 
+    public function testEachCommandGetsTheWholeTimeoutFromWhenItWasSent(): void
+    {
+        $redis = $this->client(commandTimeout: 0.3);
+        self::assertNull($redis->command('BLPOP', 'never', '0.1'));
+        $started = $this->loop->now();
+        try {
+            $redis->command('BLPOP', 'never', 0);
+            self::fail('the second command must time out');
+        } catch (RedisTimeoutException) {
+            self::assertGreaterThanOrEqual(0.3, $this->loop->now() - $started);
+        }
+    }
+
     public function testClosedClientRejectsCommands(): void
     {
         $redis = $this->client();

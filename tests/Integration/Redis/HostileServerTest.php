@@ -9,9 +9,11 @@ use Nexus\Io\Listener;
 use Nexus\Redis\Exception\RedisConnectionException;
 use Nexus\Redis\Exception\RedisConnectTimeoutException;
 use Nexus\Redis\Exception\RedisReplyLimitException;
+use Nexus\Redis\Exception\RedisTimeoutException;
 use Nexus\Redis\Protocol\RespLimit;
 use Nexus\Redis\RedisClient;
 use Nexus\Redis\RedisConfig;
+use Nexus\Redis\RedisSubscriber;
 use Nexus\Runtime\Loop;
 use Nexus\Tests\Support\RunsTheLoop;
 use PHPUnit\Framework\TestCase;
@@ -149,6 +151,18 @@ final class HostileServerTest extends TestCase
             self::assertStringContainsString('connect timeout of 0.200 s', $e->getMessage());
         }
         self::assertGreaterThanOrEqual(0.2, $this->loop->now() - $started);
+    }
+
+    public function testASubscribeThatIsNeverConfirmedTimesOut(): void
+    {
+        $subscriber = RedisSubscriber::connect($this->loop, new RedisConfig('127.0.0.1', $this->port(), commandTimeout: 0.2));
+        try {
+            $subscriber->subscribe('news', static function (): void {});
+            self::fail('nobody confirms');
+        } catch (RedisTimeoutException $e) {
+            self::assertStringContainsString('did not confirm SUBSCRIBE news within the command timeout of 0.200 s', $e->getMessage());
+        }
+        self::assertTrue($subscriber->isClosed());
     }
 
     private function connect(?RedisConfig $config = null): RedisClient
