@@ -69,6 +69,9 @@ final class ConnectionPool
     private ?int $retryTimer = null;
     private float $retryDelay = self::RETRY_MIN;
     private readonly ?float $sweepAfter;
+    /** copies of the options read on every checkout and return */
+    private readonly ?float $maxLifetime;
+    private readonly int $minIdle;
 
     /**
      * @param PoolConnector<C> $connector
@@ -86,6 +89,8 @@ final class ConnectionPool
     ) {
         $sweep = min($options->idleTimeout ?? \INF, $options->maxLifetime ?? \INF);
         $this->sweepAfter = is_finite($sweep) ? $sweep : null;
+        $this->maxLifetime = $options->maxLifetime;
+        $this->minIdle = $options->minIdle;
         if ($options->minIdle > 0) {
             $this->fill();
         }
@@ -153,13 +158,13 @@ final class ConnectionPool
             $id = array_key_last($this->idle);
             $connection = $this->idle[$id];
             unset($this->idle[$id], $this->idleSince[$id]);
-            if (!$this->connector->isUsable($connection) || $this->isExpired($id)) {
+            if (!$this->connector->isUsable($connection) || ($this->maxLifetime !== null && $this->isExpired($id))) {
                 $this->destroy($id, $connection);
 
                 continue;
             }
             $this->borrowed[$id] = $connection;
-            if ($this->options->minIdle > 0) {
+            if ($this->minIdle > 0) {
                 $this->fill();
             }
 
@@ -180,7 +185,7 @@ final class ConnectionPool
     public function release(object $connection): void
     {
         $id = $this->takeBack($connection);
-        if ($this->closed || !$this->connector->isUsable($connection) || $this->isExpired($id)) {
+        if ($this->closed || !$this->connector->isUsable($connection) || ($this->maxLifetime !== null && $this->isExpired($id))) {
             $this->destroy($id, $connection);
 
             return;
@@ -422,8 +427,8 @@ final class ConnectionPool
      */
     private function offer(int $id, object $connection): void
     {
-        $waiterId = array_key_first($this->waiters);
-        if ($waiterId !== null) {
+        if ($this->waiters !== []) {
+            $waiterId = array_key_first($this->waiters);
             $waiter = $this->removeWaiter($waiterId);
             \assert($waiter !== null);
             $this->borrowed[$id] = $connection;
@@ -437,8 +442,14 @@ final class ConnectionPool
 
             return;
         }
-        $now = $this->loop->now();
         $this->idle[$id] = $connection;
+        if ($this->sweepAfter === null && $this->limit === null) {
+            // Nothing reads when it became idle: no sweep, no eviction across pools.
+            $this->idleSince[$id] = 0.0;
+
+            return;
+        }
+        $now = $this->loop->now();
         $this->idleSince[$id] = $now;
         if ($this->sweepTimer === null && $this->sweepAfter !== null && !$this->closed) {
             $this->armSweep($this->dueAt($id, $now) - $now);
@@ -462,7 +473,7 @@ final class ConnectionPool
         $this->limit?->give();
         if (!$this->closed) {
             $this->dispatch();
-            if ($this->options->minIdle > 0) {
+            if ($this->minIdle > 0) {
                 $this->fill();
             }
         }

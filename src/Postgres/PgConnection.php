@@ -161,7 +161,16 @@ final class PgConnection
      */
     public function query(string $sql, array $params = [], ?Cancellation $cancellation = null): PgResult
     {
-        return $this->queryAsync($sql, $params, TaskCancellation::of($this->loop, $cancellation))->await();
+        /** @var Future<PgResult> $future */
+        $future = $this->submit(
+            $params === [] ? self::SIMPLE : self::PARAMS,
+            $sql,
+            $params,
+            '',
+            \Fiber::getCurrent() === null ? $cancellation : TaskCancellation::of($this->loop, $cancellation),
+        );
+
+        return $future->await();
     }
 
     /**
@@ -347,12 +356,24 @@ final class PgConnection
             return Future::rejected($this->loop, new PgConnectionException('This PostgreSQL connection is closed; open a new one (a PgPool replaces broken connections by itself).'));
         }
         $size = \strlen($sql);
-        if ($params !== []) {
+        foreach ($params as $value) {
+            // The common parameters (ints, NULLs, strings without NUL) are checked here; anything
+            // else goes through the encoder, which also says what is wrong.
+            if (\is_int($value) || $value === null) {
+                continue;
+            }
+            if (\is_string($value) && !str_contains($value, "\0")) {
+                $size += \strlen($value);
+
+                continue;
+            }
+            $size = \strlen($sql);
             try {
                 $params = ParameterEncoder::encode($params, $size);
             } catch (PgParameterException $e) {
                 return Future::rejected($this->loop, $e);
             }
+            break;
         }
         if (str_contains($sql, "\0")) {
             return Future::rejected($this->loop, new InvalidPgStatementException(
@@ -361,8 +382,15 @@ final class PgConnection
         }
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->loop);
-        $statement = new PendingStatement($kind, $sql, $params, $name, $deferred, $size, $cancellation);
+        $statement = new PendingStatement();
+        $statement->kind = $kind;
+        $statement->sql = $sql;
+        $statement->params = $params;
+        $statement->name = $name;
+        $statement->deferred = $deferred;
+        $statement->size = $size;
         if ($cancellation !== null) {
+            $statement->cancellation = $cancellation;
             if ($cancellation->isRequested()) {
                 try {
                     $cancellation->throwIfRequested();
@@ -550,7 +578,10 @@ final class PgConnection
                 );
             }
         }
-        if ($error !== null) {
+        if ($error === null && $result !== null && $statement->subscription === null) {
+            // The common case, without the detour through settle().
+            $statement->deferred->tryResolve(new PgResult($result));
+        } elseif ($error !== null) {
             $this->settle($statement, $error, null);
         } elseif ($result !== null) {
             $this->settle($statement, null, new PgResult($result));
@@ -710,7 +741,10 @@ final class PgConnection
     {
         /** @var Deferred<mixed> $turn */
         $turn = new Deferred($this->loop);
-        $entry = new PendingStatement(self::TRANSACTION, '', [], '', $turn, owner: $me);
+        $entry = new PendingStatement();
+        $entry->kind = self::TRANSACTION;
+        $entry->deferred = $turn;
+        $entry->owner = $me;
         $this->held[] = $entry;
         try {
             $turn->future()->await();

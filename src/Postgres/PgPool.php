@@ -63,7 +63,7 @@ final class PgPool
      */
     public function query(string $sql, array $params = [], ?Cancellation $cancellation = null): PgResult
     {
-        return $this->queryAsync($sql, $params, TaskCancellation::of($this->loop, $cancellation))->await();
+        return $this->queryAsync($sql, $params, \Fiber::getCurrent() === null ? $cancellation : TaskCancellation::of($this->loop, $cancellation))->await();
     }
 
     /**

@@ -83,7 +83,7 @@ final class RedisPool
      */
     public function command(string $name, string|int|float ...$args): mixed
     {
-        $client = $this->borrow(TaskCancellation::of($this->loop, null));
+        $client = $this->borrow(\Fiber::getCurrent() === null ? null : TaskCancellation::of($this->loop, null));
         try {
             // If the wait ends early (the task's cancellation), the command stays unanswered and
             // release() closes the connection: the pool opens a new one.

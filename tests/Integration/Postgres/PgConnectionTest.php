@@ -214,7 +214,10 @@ final class PgConnectionTest extends PostgresTestCase
         $sender->notify('Orders', 'first');
         $sender->query("NOTIFY \"Orders\", 'second'");
         $sender->notify('other', 'not for us');
-        $this->runUntil(static fn(): bool => \count($received) >= 2);
+        // By reference: an arrow function would capture the list as it is now, and wait for ever.
+        $this->runUntil(static function () use (&$received): bool {
+            return \count($received) >= 2;
+        });
 
         self::assertSame(['first', 'second'], array_map(static fn(PgNotification $n): string => $n->payload, $received));
         self::assertSame('Orders', $received[0]->channel);
