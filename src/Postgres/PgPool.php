@@ -5,7 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Postgres;
 
 use Nexus\Pool\ConnectionPool;
-use Nexus\Pool\Exception\PoolClosedException;
+use Nexus\Pool\Exception\PoolException;
 use Nexus\Pool\Exception\PoolTimeoutException;
 use Nexus\Pool\Exception\PoolWaitQueueFullException;
 use Nexus\Pool\PoolOptions;
@@ -55,6 +55,11 @@ final class PgPool
             new PgPoolConnector($loop, $config),
             $options ?? new PoolOptions(maxSize: $maxSize, acquireTimeout: $waitTimeout),
             "PostgreSQL pool for {$config->host}:{$config->port}/{$config->database}",
+            mapError: static fn(PoolException $e): PgException => match (true) {
+                $e instanceof PoolTimeoutException => new PgPoolTimeoutException($e->getMessage(), 0, $e),
+                $e instanceof PoolWaitQueueFullException => new PgPoolWaitQueueFullException($e->getMessage(), 0, $e),
+                default => new PgPoolClosedException($e->getMessage(), 0, $e),
+            },
         );
     }
 
@@ -86,7 +91,7 @@ final class PgPool
         $deferred = new Deferred($this->loop);
         $this->pool->acquire($cancellation)->onSettle(function (?\Throwable $error, mixed $connection) use ($deferred, $sql, $params, $cancellation): void {
             if (!$connection instanceof PgConnection) {
-                $deferred->reject(self::translate($error ?? new PgConnectionException('The pool gave no connection.')));
+                $deferred->reject($error ?? new PgConnectionException('The pool gave no connection.'));
 
                 return;
             }
@@ -114,11 +119,7 @@ final class PgPool
      */
     public function withConnection(callable $work, ?Cancellation $cancellation = null): mixed
     {
-        try {
-            $connection = $this->pool->acquireAndAwait(TaskCancellation::of($this->loop, $cancellation));
-        } catch (\Throwable $e) {
-            throw self::translate($e);
-        }
+        $connection = $this->pool->acquireAndAwait(TaskCancellation::of($this->loop, $cancellation));
         try {
             return $work($connection);
         } finally {
@@ -147,21 +148,7 @@ final class PgPool
      */
     public function acquireAsync(?Cancellation $cancellation = null): Future
     {
-        $future = $this->pool->acquire($cancellation);
-        if ($future->isFulfilled()) {
-            return $future;
-        }
-        /** @var Deferred<PgConnection> $deferred */
-        $deferred = new Deferred($this->loop);
-        $future->onSettle(static function (?\Throwable $error, mixed $connection) use ($deferred): void {
-            if ($connection instanceof PgConnection) {
-                $deferred->resolve($connection);
-            } else {
-                $deferred->reject(self::translate($error ?? new PgConnectionException('The pool gave no connection.')));
-            }
-        });
-
-        return $deferred->future();
+        return $this->pool->acquire($cancellation);
     }
 
     /**
@@ -216,22 +203,5 @@ final class PgPool
     public function connectionPool(): ConnectionPool
     {
         return $this->pool;
-    }
-
-    /**
-     * The pool's own failures as the PgException kinds PgPool has always thrown.
-     */
-    private static function translate(\Throwable $error): \Throwable
-    {
-        if ($error instanceof PgException) {
-            return $error;
-        }
-
-        return match (true) {
-            $error instanceof PoolTimeoutException => new PgPoolTimeoutException($error->getMessage(), 0, $error),
-            $error instanceof PoolClosedException => new PgPoolClosedException($error->getMessage(), 0, $error),
-            $error instanceof PoolWaitQueueFullException => new PgPoolWaitQueueFullException($error->getMessage(), 0, $error),
-            default => $error,
-        };
     }
 }

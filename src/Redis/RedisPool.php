@@ -6,7 +6,7 @@ namespace Nexus\Redis;
 
 use Nexus\Pool\CallbackConnector;
 use Nexus\Pool\ConnectionPool;
-use Nexus\Pool\Exception\PoolClosedException;
+use Nexus\Pool\Exception\PoolException;
 use Nexus\Pool\Exception\PoolTimeoutException;
 use Nexus\Pool\Exception\PoolWaitQueueFullException;
 use Nexus\Pool\PoolOptions;
@@ -19,7 +19,6 @@ use Nexus\Redis\Exception\RedisPoolClosedException;
 use Nexus\Redis\Exception\RedisPoolTimeoutException;
 use Nexus\Redis\Exception\RedisPoolWaitQueueFullException;
 use Nexus\Runtime\Cancellation;
-use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Exception\CancelledException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
@@ -69,6 +68,11 @@ final class RedisPool
             ),
             $options,
             "Redis pool for {$config->endpoint()}",
+            mapError: static fn(PoolException $e): RedisException => match (true) {
+                $e instanceof PoolTimeoutException => new RedisPoolTimeoutException($e->getMessage(), 0, $e),
+                $e instanceof PoolWaitQueueFullException => new RedisPoolWaitQueueFullException($e->getMessage(), 0, $e),
+                default => new RedisPoolClosedException($e->getMessage(), 0, $e),
+            },
         );
     }
 
@@ -158,21 +162,7 @@ final class RedisPool
      */
     public function acquire(?Cancellation $cancellation = null): Future
     {
-        $future = $this->pool->acquire($cancellation);
-        if ($future->isFulfilled()) {
-            return $future;
-        }
-        /** @var Deferred<RedisClient> $deferred */
-        $deferred = new Deferred($this->loop);
-        $future->onSettle(static function (?\Throwable $error, mixed $client) use ($deferred): void {
-            if ($client instanceof RedisClient) {
-                $deferred->resolve($client);
-            } else {
-                $deferred->reject(self::translate($error ?? new RedisConnectionException('The pool gave no connection.')));
-            }
-        });
-
-        return $deferred->future();
+        return $this->pool->acquire($cancellation);
     }
 
     /**
@@ -232,31 +222,6 @@ final class RedisPool
 
     private function borrow(?Cancellation $cancellation): RedisClient
     {
-        $client = $this->pool->tryAcquire();
-        if ($client !== null) {
-            return $client;
-        }
-        try {
-            return $this->pool->acquireAndAwait($cancellation);
-        } catch (\Throwable $e) {
-            throw self::translate($e);
-        }
-    }
-
-    /**
-     * The pool's own failures as the RedisException kinds RedisPool has always thrown.
-     */
-    private static function translate(\Throwable $error): \Throwable
-    {
-        if ($error instanceof RedisException) {
-            return $error;
-        }
-
-        return match (true) {
-            $error instanceof PoolTimeoutException => new RedisPoolTimeoutException($error->getMessage(), 0, $error),
-            $error instanceof PoolClosedException => new RedisPoolClosedException($error->getMessage(), 0, $error),
-            $error instanceof PoolWaitQueueFullException => new RedisPoolWaitQueueFullException($error->getMessage(), 0, $error),
-            default => $error,
-        };
+        return $this->pool->tryAcquire() ?? $this->pool->acquireAndAwait($cancellation);
     }
 }

@@ -9,6 +9,7 @@ use Nexus\Io\Connection;
 use Nexus\Io\Connector;
 use Nexus\Io\Listener;
 use Nexus\Runtime\Loop;
+use Nexus\Tests\Support\RunsTheLoop;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -16,7 +17,9 @@ use PHPUnit\Framework\TestCase;
  */
 final class DbBenchProxyTest extends TestCase
 {
-    private Loop $loop;
+    use RunsTheLoop;
+
+    protected Loop $loop;
     private Listener $echo;
 
     protected function setUp(): void
@@ -84,16 +87,16 @@ final class DbBenchProxyTest extends TestCase
                 },
             );
         }
-        $this->runUntil(static function () use (&$closed, $clients): bool {
+        $this->pollUntil(static function () use (&$closed, $clients): bool {
             return $closed === $clients;
-        });
+        }, 30.0);
 
         self::assertSame($clients, $proxy->accepted());
         foreach ($sent as $i => $payload) {
             self::assertSame(\strlen($payload), \strlen($received[$i]), "Connection {$i} lost or gained bytes.");
             self::assertSame(md5($payload), md5($received[$i]), "Connection {$i} got its bytes changed or reordered.");
         }
-        $this->runUntil(static fn(): bool => $proxy->open() === 0);
+        $this->pollUntil(static fn(): bool => $proxy->open() === 0);
         self::assertSame(0, $proxy->open());
         $proxy->close();
     }
@@ -109,7 +112,7 @@ final class DbBenchProxyTest extends TestCase
             });
             $connection->onData(static function (): void {});
         });
-        $this->runUntil(static function () use (&$closed): bool {
+        $this->pollUntil(static function () use (&$closed): bool {
             return $closed;
         });
 
@@ -136,31 +139,12 @@ final class DbBenchProxyTest extends TestCase
             });
             $connection->write('hello');
         });
-        $this->runUntil(static function () use (&$elapsed): bool {
+        $this->pollUntil(static function () use (&$elapsed): bool {
             return $elapsed !== null;
         });
         self::assertIsFloat($elapsed);
 
         return $elapsed;
-    }
-
-    /**
-     * Runs the loop until $done holds; fails after a deadline generous enough for a loaded machine.
-     *
-     * @param \Closure(): bool $done
-     */
-    private function runUntil(\Closure $done, float $timeout = 30.0): void
-    {
-        $deadline = microtime(true) + $timeout;
-        while (!$done()) {
-            if (microtime(true) > $deadline) {
-                self::fail("The condition did not hold within {$timeout} s.");
-            }
-            // Wake up at least every 10 ms even if no socket is ready, to check the deadline.
-            $wake = $this->loop->delay(0.01, static function (): void {});
-            $this->loop->tick();
-            $this->loop->cancel($wake);
-        }
     }
 
     private static function closedPort(): int

@@ -65,25 +65,6 @@ abstract class RedisTestCase extends TestCase
         $this->loop->cancel($this->watchdog);
     }
 
-    /**
-     * Runs the loop until $condition holds, asking again every few milliseconds (for conditions
-     * the loop cannot signal, such as the server's own state), and fails after $timeout seconds.
-     *
-     * @param \Closure(): bool $condition
-     */
-    protected function pollUntil(\Closure $condition, float $timeout = 5.0): void
-    {
-        $deadline = microtime(true) + $timeout;
-        while (!$condition()) {
-            if (microtime(true) > $deadline) {
-                self::fail("The condition did not hold within {$timeout} s.");
-            }
-            $wake = $this->loop->delay(0.005, static function (): void {});
-            $this->loop->tick();
-            $this->loop->cancel($wake);
-        }
-    }
-
     protected function server(): RedisServer
     {
         return self::$server ?? throw new \LogicException('The Redis server is not running.');
