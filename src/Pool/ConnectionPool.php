@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Pool;
 
 use Nexus\Pool\Exception\PoolClosedException;
+use Nexus\Pool\Exception\PoolException;
 use Nexus\Pool\Exception\PoolTimeoutException;
 use Nexus\Pool\Exception\PoolWaitQueueFullException;
 use Nexus\Pool\Internal\PoolWaiter;
@@ -69,6 +70,9 @@ final class ConnectionPool
     private ?int $retryTimer = null;
     private float $retryDelay = self::RETRY_MIN;
     private readonly ?float $sweepAfter;
+    /** copies of the options read on every checkout and return */
+    private readonly ?float $maxLifetime;
+    private readonly int $minIdle;
 
     /**
      * @param PoolConnector<C> $connector
@@ -76,6 +80,11 @@ final class ConnectionPool
      *                                    127.0.0.1:5432/app")
      * @param ?SharedLimit     $limit     a cap on connections shared with other pools (per-origin
      *                                    pools of an HTTP client); see KeyedConnectionPool
+     * @param ?\Closure(PoolException): \Throwable $mapError turns the pool's own failures
+     *                                                      (timeout, closed, queue full) into the
+     *                                                      kinds a wrapper promises (PgPool's
+     *                                                      PgPoolTimeoutException, ...); keep the
+     *                                                      message and pass the original as previous
      */
     public function __construct(
         private readonly Loop $loop,
@@ -83,9 +92,12 @@ final class ConnectionPool
         private readonly PoolOptions $options = new PoolOptions(),
         private readonly string $name = 'connection pool',
         private readonly ?SharedLimit $limit = null,
+        private readonly ?\Closure $mapError = null,
     ) {
         $sweep = min($options->idleTimeout ?? \INF, $options->maxLifetime ?? \INF);
         $this->sweepAfter = is_finite($sweep) ? $sweep : null;
+        $this->maxLifetime = $options->maxLifetime;
+        $this->minIdle = $options->minIdle;
         if ($options->minIdle > 0) {
             $this->fill();
         }
@@ -105,7 +117,7 @@ final class ConnectionPool
             return Future::fulfilled($this->loop, $connection);
         }
         if ($this->closed) {
-            return Future::rejected($this->loop, new PoolClosedException("The {$this->name} is closed: it lends no more connections. Create a new pool."));
+            return Future::rejected($this->loop, $this->error(new PoolClosedException("The {$this->name} is closed: it lends no more connections. Create a new pool.")));
         }
         if ($cancellation !== null && $cancellation->isRequested()) {
             try {
@@ -115,12 +127,12 @@ final class ConnectionPool
             }
         }
         if (\count($this->waiters) >= $this->options->maxWaiters) {
-            return Future::rejected($this->loop, new PoolWaitQueueFullException(sprintf(
+            return Future::rejected($this->loop, $this->error(new PoolWaitQueueFullException(sprintf(
                 'The %s refused a caller: all %d connections are busy and %d callers already wait (maxWaiters). The system is overloaded: shed load, or raise maxSize (or maxWaiters).',
                 $this->name,
                 $this->options->maxSize,
                 \count($this->waiters),
-            )));
+            ))));
         }
         /** @var Deferred<C> $deferred */
         $deferred = new Deferred($this->loop);
@@ -153,13 +165,13 @@ final class ConnectionPool
             $id = array_key_last($this->idle);
             $connection = $this->idle[$id];
             unset($this->idle[$id], $this->idleSince[$id]);
-            if (!$this->connector->isUsable($connection) || $this->isExpired($id)) {
+            if (!$this->connector->isUsable($connection) || ($this->maxLifetime !== null && $this->isExpired($id))) {
                 $this->destroy($id, $connection);
 
                 continue;
             }
             $this->borrowed[$id] = $connection;
-            if ($this->options->minIdle > 0) {
+            if ($this->minIdle > 0) {
                 $this->fill();
             }
 
@@ -180,7 +192,7 @@ final class ConnectionPool
     public function release(object $connection): void
     {
         $id = $this->takeBack($connection);
-        if ($this->closed || !$this->connector->isUsable($connection) || $this->isExpired($id)) {
+        if ($this->closed || !$this->connector->isUsable($connection) || ($this->maxLifetime !== null && $this->isExpired($id))) {
             $this->destroy($id, $connection);
 
             return;
@@ -295,11 +307,11 @@ final class ConnectionPool
             if ($waiter === null) {
                 continue;
             }
-            $waiter->deferred->reject(new PoolClosedException(sprintf(
+            $waiter->deferred->reject($this->error(new PoolClosedException(sprintf(
                 'The %s was closed while this caller waited %.3f s for a connection.',
                 $this->name,
                 $now - $waiter->since,
-            )));
+            ))));
         }
         $this->limit?->forget($this);
     }
@@ -422,8 +434,8 @@ final class ConnectionPool
      */
     private function offer(int $id, object $connection): void
     {
-        $waiterId = array_key_first($this->waiters);
-        if ($waiterId !== null) {
+        if ($this->waiters !== []) {
+            $waiterId = array_key_first($this->waiters);
             $waiter = $this->removeWaiter($waiterId);
             \assert($waiter !== null);
             $this->borrowed[$id] = $connection;
@@ -437,8 +449,14 @@ final class ConnectionPool
 
             return;
         }
-        $now = $this->loop->now();
         $this->idle[$id] = $connection;
+        if ($this->sweepAfter === null && $this->limit === null) {
+            // Nothing reads when it became idle: no sweep, no eviction across pools.
+            $this->idleSince[$id] = 0.0;
+
+            return;
+        }
+        $now = $this->loop->now();
         $this->idleSince[$id] = $now;
         if ($this->sweepTimer === null && $this->sweepAfter !== null && !$this->closed) {
             $this->armSweep($this->dueAt($id, $now) - $now);
@@ -462,7 +480,7 @@ final class ConnectionPool
         $this->limit?->give();
         if (!$this->closed) {
             $this->dispatch();
-            if ($this->options->minIdle > 0) {
+            if ($this->minIdle > 0) {
                 $this->fill();
             }
         }
@@ -566,7 +584,7 @@ final class ConnectionPool
         }
         $waiter->timer = -1;
         $this->removeWaiter($id);
-        $waiter->deferred->reject(new PoolTimeoutException(sprintf(
+        $waiter->deferred->reject($this->error(new PoolTimeoutException(sprintf(
             'No connection of the %s became free within %.3f s (%d of at most %d open, %d being opened, %d other callers waiting). Raise maxSize or the acquire timeout, or hold connections for less time.',
             $this->name,
             $this->options->acquireTimeout,
@@ -574,7 +592,12 @@ final class ConnectionPool
             $this->options->maxSize,
             $this->connecting,
             \count($this->waiters),
-        )));
+        ))));
+    }
+
+    private function error(PoolException $error): \Throwable
+    {
+        return $this->mapError === null ? $error : ($this->mapError)($error);
     }
 
     /**

@@ -11,8 +11,9 @@ use Nexus\Postgres\Exception\InvalidPgConfigException;
  *
  *     PgConfig::fromDsn('host=127.0.0.1 port=5432 dbname=app user=app password=secret')
  *
- * connectTimeout and queryTimeout are in seconds; a null queryTimeout lets queries run as long as
- * they take.
+ * connectTimeout (default 10 s) bounds opening a connection; queryTimeout (default 30 s) bounds
+ * each statement, which is then cancelled on the server (null lets statements run as long as they
+ * take; give that only to connections that need it).
  */
 final class PgConfig
 {
@@ -21,14 +22,17 @@ final class PgConfig
         'password' => true, 'connect_timeout' => true, 'query_timeout' => true, 'application_name' => true,
     ];
 
+    public const DEFAULT_CONNECT_TIMEOUT = 10.0;
+    public const DEFAULT_QUERY_TIMEOUT = 30.0;
+
     public function __construct(
         public readonly string $host = '127.0.0.1',
         public readonly int $port = 5432,
         public readonly string $database = 'postgres',
         public readonly string $user = 'postgres',
         public readonly string $password = '',
-        public readonly float $connectTimeout = 5.0,
-        public readonly ?float $queryTimeout = null,
+        public readonly float $connectTimeout = self::DEFAULT_CONNECT_TIMEOUT,
+        public readonly ?float $queryTimeout = self::DEFAULT_QUERY_TIMEOUT,
         public readonly string $applicationName = 'nexus',
     ) {
         if ($host === '') {
@@ -72,8 +76,8 @@ final class PgConfig
             database: $values['dbname'] ?? 'postgres',
             user: $values['user'] ?? 'postgres',
             password: $values['password'] ?? '',
-            connectTimeout: isset($values['connect_timeout']) ? self::seconds('connect_timeout', $values['connect_timeout']) : 5.0,
-            queryTimeout: isset($values['query_timeout']) ? self::seconds('query_timeout', $values['query_timeout']) : null,
+            connectTimeout: isset($values['connect_timeout']) ? self::seconds('connect_timeout', $values['connect_timeout']) : self::DEFAULT_CONNECT_TIMEOUT,
+            queryTimeout: isset($values['query_timeout']) ? self::seconds('query_timeout', $values['query_timeout']) : self::DEFAULT_QUERY_TIMEOUT,
             applicationName: $values['application_name'] ?? 'nexus',
         );
     }

@@ -4,11 +4,18 @@ declare(strict_types=1);
 
 namespace Nexus\Postgres;
 
+use Nexus\Pool\TaskCancellation;
+use Nexus\Postgres\Exception\InvalidPgStatementException;
 use Nexus\Postgres\Exception\PgConnectionException;
+use Nexus\Postgres\Exception\PgException;
 use Nexus\Postgres\Exception\PgParameterException;
 use Nexus\Postgres\Exception\PgQueryException;
 use Nexus\Postgres\Exception\PgQueryTimeoutException;
+use Nexus\Postgres\Internal\ParameterEncoder;
+use Nexus\Postgres\Internal\PendingStatement;
+use Nexus\Runtime\Cancellation;
 use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Exception\CancelledException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 use PgSql\Connection;
@@ -21,6 +28,16 @@ use PgSql\Result;
  * Blocking-style methods (query, prepare, transaction, ...) await: inside a fiber (an actor or an
  * HTTP handler) they suspend only that fiber, from top-level code they run the loop. The *Async
  * methods return a Future instead.
+ *
+ * Failures stay with their statement: a parameter that cannot be sent, or statement text with a
+ * NUL byte, fails that statement at once (nothing is sent) and the queue goes on. Every statement
+ * is bounded by PgConfig::$queryTimeout (30 s by default): past it, the statement is cancelled on
+ * the server, fails with PgQueryTimeoutException, and the connection stays usable. A statement
+ * given a Cancellation that is requested fails at once with its CancelledException: queued, it is
+ * dropped; running, it is cancelled on the server and the connection stays usable.
+ *
+ * While a transaction() runs, statements from other fibers wait until it ends, so they never run
+ * inside it.
  */
 final class PgConnection
 {
@@ -29,6 +46,7 @@ final class PgConnection
     private const PREPARE = 2;
     private const EXECUTE = 3;
     private const MARKER = 4;
+    private const TRANSACTION = 5;
     /** statements above this many bytes are sent with libpq in non-blocking mode */
     private const LARGE = 65536;
 
@@ -40,19 +58,28 @@ final class PgConnection
     private bool $referenced = false;
     private bool $closed = false;
 
-    /** @var Deferred<mixed>|null the statement in flight */
-    private ?Deferred $current = null;
-    private string $currentSql = '';
+    /** the statement in flight */
+    private ?PendingStatement $current = null;
+    private float $startedAt = 0.0;
     private ?Result $lastResult = null;
     private ?PgQueryException $error = null;
-    private ?int $timer = null;
+    /** checks the running statement against the query timeout; armed lazily, at most one */
+    private ?int $deadlineTimer = null;
+    /** bounds how long the server takes to end a statement after a cancel */
+    private ?int $cancelTimer = null;
     private bool $timedOut = false;
     private bool $cancelling = false;
 
-    /** @var array<int, array{int, string, array<mixed>, string, Deferred<mixed>}> */
+    /** @var array<int, PendingStatement> */
     private array $queue = [];
     private int $head = 0;
     private int $tail = 0;
+
+    /** the fiber (or this connection, for top-level code) whose transaction() runs, if any */
+    private ?object $transactionOwner = null;
+    private int $transactionDepth = 0;
+    /** @var list<PendingStatement> statements of other fibers, and transactions waiting to start, while a transaction runs */
+    private array $held = [];
 
     /** @var array<string, list<\Closure(PgNotification): void>> */
     private array $listeners = [];
@@ -84,7 +111,8 @@ final class PgConnection
     }
 
     /**
-     * Opens a connection and waits until it is ready.
+     * Opens a connection and waits until it is ready (at most PgConfig::$connectTimeout, then
+     * PgConnectTimeoutException).
      */
     public static function connect(Loop $loop, PgConfig $config): self
     {
@@ -126,11 +154,23 @@ final class PgConnection
      * statements separated by semicolons (the result is the last one's); with parameters
      * ($1, $2, ...) it is exactly one statement.
      *
+     * The statement is cancelled on the server when $cancellation, or the cancellation the current
+     * task runs under (an HTTP handler's time limit), is requested.
+     *
      * @param array<mixed> $params
      */
-    public function query(string $sql, array $params = []): PgResult
+    public function query(string $sql, array $params = [], ?Cancellation $cancellation = null): PgResult
     {
-        return $this->queryAsync($sql, $params)->await();
+        /** @var Future<PgResult> $future */
+        $future = $this->submit(
+            $params === [] ? self::SIMPLE : self::PARAMS,
+            $sql,
+            $params,
+            '',
+            \Fiber::getCurrent() === null ? $cancellation : TaskCancellation::of($this->loop, $cancellation),
+        );
+
+        return $future->await();
     }
 
     /**
@@ -138,10 +178,10 @@ final class PgConnection
      *
      * @return Future<PgResult>
      */
-    public function queryAsync(string $sql, array $params = []): Future
+    public function queryAsync(string $sql, array $params = [], ?Cancellation $cancellation = null): Future
     {
         /** @var Future<PgResult> */
-        return $this->submit($params === [] ? self::SIMPLE : self::PARAMS, $sql, $params, '');
+        return $this->submit($params === [] ? self::SIMPLE : self::PARAMS, $sql, $params, '', $cancellation);
     }
 
     /**
@@ -150,7 +190,7 @@ final class PgConnection
     public function prepare(string $sql): PgStatement
     {
         $name = 'nexus_' . ++$this->statements;
-        $this->submit(self::PREPARE, $sql, [], $name)->await();
+        $this->submit(self::PREPARE, $sql, [], $name, null)->await();
 
         return new PgStatement($this, $name, $sql);
     }
@@ -162,14 +202,19 @@ final class PgConnection
      *
      * @return Future<PgResult>
      */
-    public function executeAsync(string $statementName, array $params, string $sql): Future
+    public function executeAsync(string $statementName, array $params, string $sql, ?Cancellation $cancellation = null): Future
     {
         /** @var Future<PgResult> */
-        return $this->submit(self::EXECUTE, $sql, $params, $statementName);
+        return $this->submit(self::EXECUTE, $sql, $params, $statementName, $cancellation);
     }
 
     /**
      * BEGIN, $work($this), COMMIT; on an exception ROLLBACK and rethrow. Returns what $work returns.
+     *
+     * The connection belongs to the calling fiber until the transaction ends: statements other
+     * fibers send meanwhile wait and run after it, in order, and so does another fiber's
+     * transaction(). Run the transaction's statements in the calling fiber: one sent from a fiber
+     * the callable starts waits for the end of the transaction too.
      *
      * @template R
      *
@@ -179,30 +224,19 @@ final class PgConnection
      */
     public function transaction(callable $work): mixed
     {
-        $this->query('BEGIN');
-        try {
-            $result = $work($this);
-            if ($this->transactionStatus() === \PGSQL_TRANSACTION_INERROR) {
-                throw new PgQueryException(
-                    'A statement inside the transaction failed and its error was caught, so the transaction was rolled back instead of committed. Let the error escape the transaction callable, or use a SAVEPOINT.',
-                    '25P02',
-                    'current transaction is aborted',
-                );
-            }
-        } catch (\Throwable $e) {
-            if (!$this->closed) {
-                try {
-                    $this->query('ROLLBACK');
-                } catch (\Throwable) {
-                    // The original failure is what the caller needs; a broken connection shows on its next use.
-                }
-            }
-
-            throw $e;
+        $me = \Fiber::getCurrent() ?? $this;
+        if ($this->transactionOwner !== null && $this->transactionOwner !== $me) {
+            $this->waitForTransactionTurn($me);
         }
-        $this->query('COMMIT');
-
-        return $result;
+        $this->transactionOwner = $me;
+        ++$this->transactionDepth;
+        try {
+            return $this->runTransaction($work);
+        } finally {
+            if (--$this->transactionDepth === 0) {
+                $this->endTransaction();
+            }
+        }
     }
 
     /**
@@ -261,6 +295,11 @@ final class PgConnection
         return $this->config;
     }
 
+    public function loop(): Loop
+    {
+        return $this->loop;
+    }
+
     /**
      * PGSQL_TRANSACTION_IDLE, _ACTIVE, _INTRANS, _INERROR or _UNKNOWN, as of the last result.
      */
@@ -270,11 +309,12 @@ final class PgConnection
     }
 
     /**
-     * No statement running or queued.
+     * No statement running, queued or held, no transaction() running.
      */
     public function isIdle(): bool
     {
-        return $this->current === null && $this->head === $this->tail && !$this->cancelling;
+        return $this->current === null && $this->head === $this->tail && !$this->cancelling
+            && $this->held === [] && $this->transactionOwner === null;
     }
 
     public function isClosed(): bool
@@ -294,7 +334,7 @@ final class PgConnection
         }
 
         /** @var Future<null> */
-        return $this->submit(self::MARKER, '', [], '');
+        return $this->submit(self::MARKER, '', [], '', null);
     }
 
     /**
@@ -310,43 +350,77 @@ final class PgConnection
      *
      * @return Future<mixed>
      */
-    private function submit(int $kind, string $sql, array $params, string $name): Future
+    private function submit(int $kind, string $sql, array $params, string $name, ?Cancellation $cancellation): Future
     {
+        if ($this->closed) {
+            return Future::rejected($this->loop, new PgConnectionException('This PostgreSQL connection is closed; open a new one (a PgPool replaces broken connections by itself).'));
+        }
+        $size = \strlen($sql);
+        foreach ($params as $value) {
+            // The common parameters (ints, NULLs, strings without NUL) are checked here; anything
+            // else goes through the encoder, which also says what is wrong.
+            if (\is_int($value) || $value === null) {
+                continue;
+            }
+            if (\is_string($value) && !str_contains($value, "\0")) {
+                $size += \strlen($value);
+
+                continue;
+            }
+            $size = \strlen($sql);
+            try {
+                $params = ParameterEncoder::encode($params, $size);
+            } catch (PgParameterException $e) {
+                return Future::rejected($this->loop, $e);
+            }
+            break;
+        }
+        if (str_contains($sql, "\0")) {
+            return Future::rejected($this->loop, new InvalidPgStatementException(
+                'The statement text holds a NUL byte, where libpq would cut it short; nothing was sent. Pass values as parameters ($1, $2, ...): ' . self::excerpt(str_replace("\0", '\0', $sql)),
+            ));
+        }
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->loop);
-        if ($this->closed) {
-            $deferred->reject(new PgConnectionException('This PostgreSQL connection is closed; open a new one (a PgPool replaces broken connections by itself).'));
+        $statement = new PendingStatement();
+        $statement->kind = $kind;
+        $statement->sql = $sql;
+        $statement->params = $params;
+        $statement->name = $name;
+        $statement->deferred = $deferred;
+        $statement->size = $size;
+        if ($cancellation !== null) {
+            $statement->cancellation = $cancellation;
+            if ($cancellation->isRequested()) {
+                try {
+                    $cancellation->throwIfRequested();
+                } catch (CancelledException $e) {
+                    return Future::rejected($this->loop, $e);
+                }
+            }
+            $statement->subscription = $cancellation->subscribe(function (CancelledException $e) use ($statement): void {
+                $this->cancel($statement, $e);
+            });
+        }
+        if ($this->transactionOwner !== null && (\Fiber::getCurrent() ?? $this) !== $this->transactionOwner) {
+            $this->held[] = $statement;
         } elseif ($this->current === null && $this->head === $this->tail && !$this->cancelling) {
-            $this->start($kind, $sql, $params, $name, $deferred);
+            $this->start($statement);
         } else {
-            $this->queue[$this->tail++] = [$kind, $sql, $params, $name, $deferred];
+            $this->queue[$this->tail++] = $statement;
         }
 
         return $deferred->future();
     }
 
-    /**
-     * @param array<mixed>    $params
-     * @param Deferred<mixed> $deferred
-     */
-    private function start(int $kind, string $sql, array $params, string $name, Deferred $deferred): void
+    private function start(PendingStatement $statement): void
     {
-        if ($kind === self::MARKER) {
-            $deferred->resolve(null);
+        if ($statement->kind === self::MARKER) {
+            $this->settle($statement, null, null);
 
             return;
         }
-        $size = \strlen($sql);
-        if ($params !== []) {
-            foreach ($params as $i => $value) {
-                if (\is_string($value)) {
-                    $size += \strlen($value);
-                } elseif ($value !== null && !\is_int($value)) {
-                    $size += \strlen($params[$i] = self::encode($value));
-                }
-            }
-        }
-        if ($size > self::LARGE) {
+        if ($statement->size > self::LARGE) {
             // A large statement may not fit the socket buffer. In blocking mode pg_send_* would
             // flush it in a sleep loop; in non-blocking mode it returns 0 and the rest is flushed
             // on writability. ext-pgsql maps stream_set_blocking() onto PQsetnonblocking() with
@@ -354,25 +428,25 @@ final class PgConnection
             // to blocking, so this is set per send. Small statements never need it.
             stream_set_blocking($this->socket, true);
         }
-        $sent = match ($kind) {
-            self::SIMPLE => @pg_send_query($this->link, $sql),
-            self::PARAMS => @pg_send_query_params($this->link, $sql, $params),
-            self::PREPARE => @pg_send_prepare($this->link, $name, $sql),
-            default => @pg_send_execute($this->link, $name, $params),
+        $sent = match ($statement->kind) {
+            self::SIMPLE => @pg_send_query($this->link, $statement->sql),
+            self::PARAMS => @pg_send_query_params($this->link, $statement->sql, $statement->params),
+            self::PREPARE => @pg_send_prepare($this->link, $statement->name, $statement->sql),
+            default => @pg_send_execute($this->link, $statement->name, $statement->params),
         };
         if ($sent === false) {
             $message = trim(pg_last_error($this->link));
             if (pg_connection_status($this->link) !== \PGSQL_CONNECTION_OK) {
-                $this->fail(new PgConnectionException("The connection to PostgreSQL was lost: {$message}"));
-                $deferred->tryReject(new PgConnectionException("The connection to PostgreSQL was lost: {$message}"));
+                $error = new PgConnectionException("The connection to PostgreSQL was lost: {$message}");
+                $this->settle($statement, $error, null);
+                $this->fail($error);
             } else {
-                $deferred->reject(new PgQueryException("Could not send the statement: {$message}", '', $message, sql: $sql));
+                $this->settle($statement, new PgQueryException("Could not send the statement: {$message}", '', $message, sql: $statement->sql), null);
             }
 
             return;
         }
-        $this->current = $deferred;
-        $this->currentSql = $sql;
+        $this->current = $statement;
         if ($sent === 0) {
             $this->writeWatcher = $this->loop->onWritable($this->socket, function (): void {
                 $this->flush();
@@ -383,11 +457,36 @@ final class PgConnection
             $this->loop->reference($this->readWatcher);
         }
         if ($this->config->queryTimeout !== null) {
-            $this->timer = $this->loop->delay($this->config->queryTimeout, function (): void {
-                $this->timer = null;
-                $this->onTimeout();
-            });
+            $this->startedAt = $this->loop->now();
+            if ($this->deadlineTimer === null) {
+                $this->armDeadline($this->config->queryTimeout);
+            }
         }
+    }
+
+    /**
+     * One timer per connection, not one per statement: when it fires it checks the statement
+     * running then, and sleeps again until that one's deadline.
+     */
+    private function armDeadline(float $seconds): void
+    {
+        $this->deadlineTimer = $this->loop->delay($seconds, function (): void {
+            $this->deadlineTimer = null;
+            $timeout = $this->config->queryTimeout;
+            if ($this->current === null || $this->closed || $timeout === null) {
+                return;
+            }
+            $left = $this->startedAt + $timeout - $this->loop->now();
+            if ($left > 0.0) {
+                $this->armDeadline($left);
+            } elseif (!$this->timedOut) {
+                $this->timedOut = true;
+                $this->cancelOnServer();
+            }
+        });
+        // The read watcher keeps the loop going while a statement runs; this timer must not keep
+        // it going once the connection is idle.
+        $this->loop->unreference($this->deadlineTimer);
     }
 
     private function flush(): void
@@ -435,7 +534,7 @@ final class PgConnection
                 }
                 $status = pg_result_status($result);
                 if ($status === \PGSQL_FATAL_ERROR || $status === \PGSQL_BAD_RESPONSE || $status === \PGSQL_NONFATAL_ERROR) {
-                    $this->error ??= $this->queryError($result);
+                    $this->error ??= $this->queryError($result, $this->current->sql);
                 } elseif ($status === \PGSQL_COPY_IN || $status === \PGSQL_COPY_OUT) {
                     // The client does not speak COPY: ending the connection is the only clean way out.
                     $this->fail(new PgConnectionException('COPY is not supported by this client; the connection was closed.'));
@@ -457,12 +556,12 @@ final class PgConnection
 
     private function complete(): void
     {
-        $deferred = $this->current;
-        \assert($deferred !== null);
+        $statement = $this->current;
+        \assert($statement !== null);
         $this->current = null;
-        if ($this->timer !== null) {
-            $this->loop->cancel($this->timer);
-            $this->timer = null;
+        if ($this->cancelTimer !== null) {
+            $this->loop->cancel($this->cancelTimer);
+            $this->cancelTimer = null;
         }
         $error = $this->error;
         $result = $this->lastResult;
@@ -471,35 +570,76 @@ final class PgConnection
             $this->timedOut = false;
             if ($error !== null && $error->sqlState === '57014') {
                 $error = new PgQueryTimeoutException(
-                    sprintf('The query ran longer than the query timeout of %.3f s and was cancelled on the server; raise queryTimeout or make the query faster. Query: %s', $this->config->queryTimeout ?? 0.0, self::excerpt($this->currentSql)),
+                    sprintf('The query ran longer than the query timeout of %.3f s and was cancelled on the server; raise queryTimeout or make the query faster. Query: %s', $this->config->queryTimeout ?? 0.0, self::excerpt($statement->sql)),
                     '57014',
                     $error->serverMessage,
-                    sql: $this->currentSql,
+                    sql: $statement->sql,
                     previous: $error,
                 );
             }
         }
-        if ($error !== null) {
-            $deferred->reject($error);
+        if ($error === null && $result !== null && $statement->subscription === null) {
+            // The common case, without the detour through settle().
+            $statement->deferred->tryResolve(new PgResult($result));
+        } elseif ($error !== null) {
+            $this->settle($statement, $error, null);
         } elseif ($result !== null) {
-            $deferred->resolve(new PgResult($result));
+            $this->settle($statement, null, new PgResult($result));
         } else {
-            $deferred->reject(new PgQueryException('PostgreSQL returned no result for the statement.', '', sql: $this->currentSql));
+            $this->settle($statement, new PgQueryException('PostgreSQL returned no result for the statement.', '', sql: $statement->sql), null);
         }
         $this->next();
+    }
+
+    /**
+     * Settles a statement's future unless its cancellation already did, and forgets the
+     * subscription.
+     */
+    private function settle(PendingStatement $statement, ?\Throwable $error, mixed $value): void
+    {
+        if ($statement->subscription !== null) {
+            $statement->cancellation?->unsubscribe($statement->subscription);
+            $statement->subscription = null;
+        }
+        if ($error !== null) {
+            $statement->deferred->tryReject($error);
+        } else {
+            $statement->deferred->tryResolve($value);
+        }
     }
 
     private function next(): void
     {
         while ($this->current === null && $this->head !== $this->tail && !$this->cancelling && !$this->closed) {
-            [$kind, $sql, $params, $name, $deferred] = $this->queue[$this->head];
+            $statement = $this->queue[$this->head];
             unset($this->queue[$this->head++]);
-            $this->start($kind, $sql, $params, $name, $deferred);
+            if (!$statement->cancelled) {
+                $this->start($statement);
+            }
         }
         if ($this->head === $this->tail) {
             $this->head = $this->tail = 0;
         }
         $this->updateReference();
+    }
+
+    /**
+     * A statement's cancellation was requested: it fails now with the CancelledException. Queued
+     * or held, it is skipped; running, it is cancelled on the server (the statements behind it
+     * wait until the cancel has been delivered, so that it cannot hit them).
+     */
+    private function cancel(PendingStatement $statement, CancelledException $reason): void
+    {
+        $statement->subscription = null;
+        if ($statement->deferred->isSettled()) {
+            return;
+        }
+        $statement->deferred->reject($reason);
+        if ($statement === $this->current) {
+            $this->cancelOnServer();
+        } else {
+            $statement->cancelled = true;
+        }
     }
 
     private function updateReference(): void
@@ -516,24 +656,23 @@ final class PgConnection
     }
 
     /**
-     * The query ran too long: cancel it on the server from a second, short-lived connection
-     * (libpq's own cancel request would block). The statement's result, an error 57014 or a
-     * late success, completes it as usual; the next queued statement waits until the cancel has
-     * been delivered, so that it cannot hit that one.
+     * Cancels the running statement on the server from a second, short-lived connection (libpq's
+     * own cancel request would block). The statement's result, an error 57014 or a late success,
+     * completes it as usual; the next queued statement waits until the cancel has been delivered,
+     * so that it cannot hit that one.
      */
-    private function onTimeout(): void
+    private function cancelOnServer(): void
     {
-        if ($this->current === null || $this->closed) {
+        if ($this->current === null || $this->closed || $this->cancelling) {
             return;
         }
-        $this->timedOut = true;
         $this->cancelling = true;
         $this->updateReference();
         $pid = $this->pid;
         self::connectAsync($this->loop, $this->config->withQueryTimeout(null))->onSettle(function (?\Throwable $error, mixed $canceller) use ($pid): void {
             if (!$canceller instanceof self) {
                 $this->cancelling = false;
-                $this->fail(new PgConnectionException('The query timed out and could not be cancelled (no second connection): ' . ($error?->getMessage() ?? '') . ' The connection was closed.'));
+                $this->fail(new PgConnectionException('A statement had to be cancelled (timeout or cancellation) and could not be (no second connection): ' . ($error?->getMessage() ?? '') . ' The connection was closed.'));
 
                 return;
             }
@@ -541,20 +680,115 @@ final class PgConnection
                 $canceller->close();
                 $this->cancelling = false;
                 if ($error !== null) {
-                    $this->fail(new PgConnectionException('The query timed out and the cancel failed: ' . $error->getMessage() . ' The connection was closed.'));
+                    $this->fail(new PgConnectionException('A statement had to be cancelled (timeout or cancellation) and the cancel failed: ' . $error->getMessage() . ' The connection was closed.'));
 
                     return;
                 }
                 if ($this->current !== null && !$this->closed) {
                     // The server must answer a cancelled query promptly; if it does not, give up on the connection.
-                    $this->timer = $this->loop->delay($this->config->connectTimeout, function (): void {
-                        $this->timer = null;
-                        $this->fail(new PgConnectionException('The query timed out and the server did not end it after the cancel; the connection was closed.'));
+                    $this->cancelTimer = $this->loop->delay($this->config->connectTimeout, function (): void {
+                        $this->cancelTimer = null;
+                        $this->fail(new PgConnectionException('A statement was cancelled and the server did not end it within the connect timeout; the connection was closed.'));
                     });
                 }
                 $this->next();
             });
         });
+    }
+
+    /**
+     * @template R
+     *
+     * @param callable(self): R $work
+     *
+     * @return R
+     */
+    private function runTransaction(callable $work): mixed
+    {
+        // BEGIN, COMMIT and ROLLBACK run under no cancellation: a cancelled caller still leaves
+        // the connection outside a transaction.
+        $this->submit(self::SIMPLE, 'BEGIN', [], '', null)->await();
+        try {
+            $result = $work($this);
+            if ($this->transactionStatus() === \PGSQL_TRANSACTION_INERROR) {
+                throw new PgQueryException(
+                    'A statement inside the transaction failed and its error was caught, so the transaction was rolled back instead of committed. Let the error escape the transaction callable, or use a SAVEPOINT.',
+                    '25P02',
+                    'current transaction is aborted',
+                );
+            }
+        } catch (\Throwable $e) {
+            if (!$this->closed) {
+                try {
+                    $this->submit(self::SIMPLE, 'ROLLBACK', [], '', null)->await();
+                } catch (\Throwable) {
+                    // The original failure is what the caller needs; a broken connection shows on its next use.
+                }
+            }
+
+            throw $e;
+        }
+        $this->submit(self::SIMPLE, 'COMMIT', [], '', null)->await();
+
+        return $result;
+    }
+
+    /**
+     * Waits until the transaction running now, and those that asked before, have ended; this
+     * caller then owns the connection.
+     */
+    private function waitForTransactionTurn(object $me): void
+    {
+        /** @var Deferred<mixed> $turn */
+        $turn = new Deferred($this->loop);
+        $entry = new PendingStatement();
+        $entry->kind = self::TRANSACTION;
+        $entry->deferred = $turn;
+        $entry->owner = $me;
+        $this->held[] = $entry;
+        try {
+            $turn->future()->await();
+        } catch (\Throwable $e) {
+            if ($this->transactionOwner === $me) {
+                // The turn came as the wait gave up: pass it on.
+                $this->endTransaction();
+            } else {
+                $entry->cancelled = true;
+            }
+
+            throw $e;
+        }
+        if ($this->closed) {
+            throw new PgConnectionException('The PostgreSQL connection was closed while this transaction waited for another to end.');
+        }
+    }
+
+    /**
+     * The transaction ended: the statements held meanwhile run in order, up to the next
+     * transaction waiting to start, which then owns the connection.
+     */
+    private function endTransaction(): void
+    {
+        $this->transactionOwner = null;
+        while ($this->held !== []) {
+            $statement = array_shift($this->held);
+            if ($statement->cancelled) {
+                continue;
+            }
+            if ($statement->kind === self::TRANSACTION) {
+                $this->transactionOwner = $statement->owner;
+                $statement->deferred->resolve(null);
+
+                return;
+            }
+            if ($this->closed) {
+                $this->settle($statement, new PgConnectionException('The PostgreSQL connection was closed while this statement waited for a transaction to end.'), null);
+            } elseif ($this->current === null && $this->head === $this->tail && !$this->cancelling) {
+                $this->start($statement);
+            } else {
+                $this->queue[$this->tail++] = $statement;
+            }
+        }
     }
 
     private function dispatchNotifications(): void
@@ -579,33 +813,41 @@ final class PgConnection
         }
         $this->closed = true;
         $this->loop->cancel($this->readWatcher);
-        if ($this->writeWatcher !== null) {
-            $this->loop->cancel($this->writeWatcher);
-            $this->writeWatcher = null;
+        foreach ([$this->writeWatcher, $this->deadlineTimer, $this->cancelTimer] as $id) {
+            if ($id !== null) {
+                $this->loop->cancel($id);
+            }
         }
-        if ($this->timer !== null) {
-            $this->loop->cancel($this->timer);
-            $this->timer = null;
-        }
+        $this->writeWatcher = $this->deadlineTimer = $this->cancelTimer = null;
         $pending = [];
         if ($this->current !== null) {
             $pending[] = $this->current;
             $this->current = null;
         }
         for ($i = $this->head; $i < $this->tail; ++$i) {
-            $pending[] = $this->queue[$i][4];
+            $pending[] = $this->queue[$i];
         }
         $this->queue = [];
         $this->head = $this->tail = 0;
+        $held = $this->held;
+        $this->held = [];
         $this->listeners = [];
         $this->lastResult = $this->error = null;
         pg_close($this->link);
-        foreach ($pending as $deferred) {
-            $deferred->tryReject($reason);
+        foreach ($pending as $statement) {
+            $this->settle($statement, $reason, null);
+        }
+        foreach ($held as $statement) {
+            if ($statement->kind === self::TRANSACTION) {
+                // It wakes up, finds the connection closed and says so.
+                $statement->deferred->tryResolve(null);
+            } else {
+                $this->settle($statement, $reason, null);
+            }
         }
     }
 
-    private function queryError(Result $result): PgQueryException
+    private function queryError(Result $result, string $sql): PgQueryException
     {
         $sqlState = (string) pg_result_error_field($result, \PGSQL_DIAG_SQLSTATE);
         $primary = (string) pg_result_error_field($result, \PGSQL_DIAG_MESSAGE_PRIMARY);
@@ -622,7 +864,7 @@ final class PgConnection
         if (\is_string($hint) && $hint !== '') {
             $message .= " Hint: {$hint}";
         }
-        $message .= ' Query: ' . self::excerpt($this->currentSql);
+        $message .= ' Query: ' . self::excerpt($sql);
 
         return new PgQueryException(
             $message,
@@ -631,31 +873,21 @@ final class PgConnection
             \is_string($detail) ? $detail : null,
             \is_string($hint) ? $hint : null,
             \is_string($constraint) ? $constraint : null,
-            $this->currentSql,
+            $sql,
         );
     }
 
+    /**
+     * @throws PgException
+     */
     private function identifier(string $name): string
     {
-        $quoted = pg_escape_identifier($this->link, $name);
+        $quoted = str_contains($name, "\0") ? false : pg_escape_identifier($this->link, $name);
         if ($quoted === false) {
             throw new PgParameterException("\"{$name}\" cannot be used as a PostgreSQL identifier.");
         }
 
         return $quoted;
-    }
-
-    private static function encode(mixed $value): string
-    {
-        return match (true) {
-            \is_bool($value) => $value ? 't' : 'f',
-            \is_float($value) => is_nan($value) ? 'NaN' : (is_infinite($value) ? ($value > 0 ? 'Infinity' : '-Infinity') : var_export($value, true)),
-            \is_array($value), $value instanceof \JsonSerializable => json_encode($value, \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_UNICODE | \JSON_UNESCAPED_SLASHES | \JSON_PRESERVE_ZERO_FRACTION),
-            $value instanceof \DateTimeInterface => $value->format('Y-m-d H:i:s.uP'),
-            $value instanceof \BackedEnum => (string) $value->value,
-            $value instanceof \Stringable => (string) $value,
-            default => throw new PgParameterException(sprintf('A query parameter of type %s has no PostgreSQL form; pass a string, int, float, bool, null, array (sent as JSON), DateTimeInterface, BackedEnum or Stringable.', get_debug_type($value))),
-        };
     }
 
     private static function excerpt(string $sql): string

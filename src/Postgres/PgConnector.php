@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Postgres;
 
 use Nexus\Postgres\Exception\PgConnectionException;
+use Nexus\Postgres\Exception\PgConnectTimeoutException;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Loop;
 use PgSql\Connection;
@@ -85,8 +86,8 @@ final class PgConnector
             $this->watcher = null;
         }
         pg_close($this->link);
-        $this->deferred->tryReject(new PgConnectionException(sprintf(
-            'Connecting to PostgreSQL at %s:%d timed out after %.3f s; check the host and port, or raise connectTimeout.',
+        $this->deferred->tryReject(new PgConnectTimeoutException(sprintf(
+            'Connecting to PostgreSQL at %s:%d took longer than the connect timeout of %.3f s; check the host and port, or raise connectTimeout.',
             $this->config->host,
             $this->config->port,
             $this->config->connectTimeout,

@@ -4,50 +4,71 @@ declare(strict_types=1);
 
 namespace Nexus\Postgres;
 
+use Nexus\Pool\ConnectionPool;
+use Nexus\Pool\Exception\PoolException;
+use Nexus\Pool\Exception\PoolTimeoutException;
+use Nexus\Pool\Exception\PoolWaitQueueFullException;
+use Nexus\Pool\PoolOptions;
+use Nexus\Pool\TaskCancellation;
 use Nexus\Postgres\Exception\PgConnectionException;
+use Nexus\Postgres\Exception\PgException;
 use Nexus\Postgres\Exception\PgPoolClosedException;
 use Nexus\Postgres\Exception\PgPoolTimeoutException;
+use Nexus\Postgres\Exception\PgPoolWaitQueueFullException;
+use Nexus\Postgres\Internal\PgPoolConnector;
+use Nexus\Runtime\Cancellation;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 
 /**
- * Up to $maxSize connections, opened on demand and reused (most recently used first). When all
- * are busy, callers wait in order for up to $waitTimeout seconds. A connection comes back clean:
- * whatever it still runs is awaited, an open transaction is rolled back, and a broken or
- * listening connection is closed and later replaced.
+ * PostgreSQL connections on a Nexus\Pool\ConnectionPool: up to maxSize, opened on demand and
+ * reused (most recently used first). When all are busy, callers wait in order for up to
+ * waitTimeout seconds (PgPoolTimeoutException), at most maxWaiters of them
+ * (PgPoolWaitQueueFullException). A connection comes back clean: whatever it still runs is
+ * awaited, an open transaction is rolled back, and a broken or listening connection is closed and
+ * its slot freed. A statement that fails, for any reason, gives its connection back.
+ *
+ * A query given a Cancellation (or run by query() under the current task's cancellation) is
+ * cancelled where it is: waiting for a connection, it leaves the queue; running, it is cancelled on
+ * the server and the connection comes back clean.
  */
 final class PgPool
 {
-    /** @var list<PgConnection> */
-    private array $idle = [];
-    /** open connections plus connections being opened */
-    private int $size = 0;
-    /** @var array<int, array{Deferred<PgConnection>, int}> */
-    private array $waiters = [];
-    private int $nextWaiter = 0;
-    private bool $closed = false;
+    /** @var ConnectionPool<PgConnection> */
+    private readonly ConnectionPool $pool;
 
+    /**
+     * @param ?PoolOptions $options all the pool settings (idle timeout, max lifetime, min idle,
+     *                              maxWaiters, ...); when given, $maxSize and $waitTimeout are
+     *                              not used
+     */
     public function __construct(
         private readonly Loop $loop,
-        private readonly PgConfig $config,
-        private readonly int $maxSize = 10,
-        private readonly float $waitTimeout = 5.0,
+        PgConfig $config,
+        int $maxSize = 10,
+        float $waitTimeout = 5.0,
+        ?PoolOptions $options = null,
     ) {
-        if ($maxSize < 1) {
-            throw new \InvalidArgumentException("A PostgreSQL pool needs at least one connection, got maxSize {$maxSize}.");
-        }
-        if (!($waitTimeout > 0.0)) {
-            throw new \InvalidArgumentException("The pool's wait timeout must be above zero seconds, got {$waitTimeout}.");
-        }
+        $this->pool = new ConnectionPool(
+            $loop,
+            new PgPoolConnector($loop, $config),
+            $options ?? new PoolOptions(maxSize: $maxSize, acquireTimeout: $waitTimeout),
+            "PostgreSQL pool for {$config->host}:{$config->port}/{$config->database}",
+            mapError: static fn(PoolException $e): PgException => match (true) {
+                $e instanceof PoolTimeoutException => new PgPoolTimeoutException($e->getMessage(), 0, $e),
+                $e instanceof PoolWaitQueueFullException => new PgPoolWaitQueueFullException($e->getMessage(), 0, $e),
+                default => new PgPoolClosedException($e->getMessage(), 0, $e),
+            },
+        );
     }
 
     /**
      * @param array<mixed> $params
      */
-    public function query(string $sql, array $params = []): PgResult
+    public function query(string $sql, array $params = [], ?Cancellation $cancellation = null): PgResult
     {
-        return $this->queryAsync($sql, $params)->await();
+        return $this->queryAsync($sql, $params, \Fiber::getCurrent() === null ? $cancellation : TaskCancellation::of($this->loop, $cancellation))->await();
     }
 
     /**
@@ -55,27 +76,27 @@ final class PgPool
      *
      * @return Future<PgResult>
      */
-    public function queryAsync(string $sql, array $params = []): Future
+    public function queryAsync(string $sql, array $params = [], ?Cancellation $cancellation = null): Future
     {
-        $connection = $this->takeIdle();
+        $connection = $this->pool->tryAcquire();
         if ($connection !== null) {
-            $future = $connection->queryAsync($sql, $params);
+            $future = $connection->queryAsync($sql, $params, $cancellation);
             $future->onSettle(function () use ($connection): void {
-                $this->release($connection);
+                $this->pool->release($connection);
             });
 
             return $future;
         }
         /** @var Deferred<PgResult> $deferred */
         $deferred = new Deferred($this->loop);
-        $this->acquireAsync()->onSettle(function (?\Throwable $error, mixed $connection) use ($deferred, $sql, $params): void {
+        $this->pool->acquire($cancellation)->onSettle(function (?\Throwable $error, mixed $connection) use ($deferred, $sql, $params, $cancellation): void {
             if (!$connection instanceof PgConnection) {
                 $deferred->reject($error ?? new PgConnectionException('The pool gave no connection.'));
 
                 return;
             }
-            $connection->queryAsync($sql, $params)->onSettle(function (?\Throwable $error, mixed $result) use ($connection, $deferred): void {
-                $this->release($connection);
+            $connection->queryAsync($sql, $params, $cancellation)->onSettle(function (?\Throwable $error, mixed $result) use ($connection, $deferred): void {
+                $this->pool->release($connection);
                 if ($result instanceof PgResult) {
                     $deferred->resolve($result);
                 } else {
@@ -96,13 +117,13 @@ final class PgPool
      *
      * @return R
      */
-    public function withConnection(callable $work): mixed
+    public function withConnection(callable $work, ?Cancellation $cancellation = null): mixed
     {
-        $connection = $this->acquireAsync()->await();
+        $connection = $this->pool->acquireAndAwait(TaskCancellation::of($this->loop, $cancellation));
         try {
             return $work($connection);
         } finally {
-            $this->release($connection);
+            $this->pool->release($connection);
         }
     }
 
@@ -115,43 +136,19 @@ final class PgPool
      *
      * @return R
      */
-    public function transaction(callable $work): mixed
+    public function transaction(callable $work, ?Cancellation $cancellation = null): mixed
     {
-        return $this->withConnection(static fn(PgConnection $connection): mixed => $connection->transaction($work));
+        return $this->withConnection(static fn(PgConnection $connection): mixed => $connection->transaction($work), $cancellation);
     }
 
     /**
-     * A connection for the caller alone; hand it back with release().
+     * A connection for the caller alone; hand it back with release() (or discard()).
      *
      * @return Future<PgConnection>
      */
-    public function acquireAsync(): Future
+    public function acquireAsync(?Cancellation $cancellation = null): Future
     {
-        if ($this->closed) {
-            return Future::rejected($this->loop, new PgPoolClosedException('The PostgreSQL pool is closed; create a new one.'));
-        }
-        $connection = $this->takeIdle();
-        if ($connection !== null) {
-            return Future::fulfilled($this->loop, $connection);
-        }
-        /** @var Deferred<PgConnection> $deferred */
-        $deferred = new Deferred($this->loop);
-        if ($this->size < $this->maxSize) {
-            $this->open($deferred);
-        } else {
-            $id = $this->nextWaiter++;
-            $timer = $this->loop->delay($this->waitTimeout, function () use ($id, $deferred): void {
-                unset($this->waiters[$id]);
-                $deferred->reject(new PgPoolTimeoutException(sprintf(
-                    'No PostgreSQL connection became free within %.3f s (all %d in use). Raise maxSize or waitTimeout, or hold connections for less time.',
-                    $this->waitTimeout,
-                    $this->maxSize,
-                )));
-            });
-            $this->waiters[$id] = [$deferred, $timer];
-        }
-
-        return $deferred->future();
+        return $this->pool->acquire($cancellation);
     }
 
     /**
@@ -159,50 +156,16 @@ final class PgPool
      */
     public function release(PgConnection $connection): void
     {
-        if ($connection->isClosed()) {
-            --$this->size;
-            $this->openForWaiter();
+        $this->pool->release($connection);
+    }
 
-            return;
-        }
-        if ($this->closed || $connection->hasListeners()) {
-            $connection->close();
-            --$this->size;
-            $this->openForWaiter();
-
-            return;
-        }
-        if (!$connection->isIdle()) {
-            $connection->whenIdle()->onSettle(function () use ($connection): void {
-                $this->release($connection);
-            });
-
-            return;
-        }
-        $status = $connection->transactionStatus();
-        if ($status !== \PGSQL_TRANSACTION_IDLE) {
-            if ($status === \PGSQL_TRANSACTION_INTRANS || $status === \PGSQL_TRANSACTION_INERROR) {
-                $connection->queryAsync('ROLLBACK')->onSettle(function (?\Throwable $error) use ($connection): void {
-                    if ($error !== null) {
-                        $connection->close();
-                    }
-                    $this->release($connection);
-                });
-            } else {
-                $connection->close();
-                $this->release($connection);
-            }
-
-            return;
-        }
-        foreach ($this->waiters as $id => [$deferred, $timer]) {
-            unset($this->waiters[$id]);
-            $this->loop->cancel($timer);
-            $deferred->resolve($connection);
-
-            return;
-        }
-        $this->idle[] = $connection;
+    /**
+     * Gives back a connection from acquireAsync() that must not be reused: it is closed and its
+     * slot freed.
+     */
+    public function discard(PgConnection $connection): void
+    {
+        $this->pool->discard($connection);
     }
 
     /**
@@ -211,89 +174,34 @@ final class PgPool
      */
     public function close(): void
     {
-        if ($this->closed) {
-            return;
-        }
-        $this->closed = true;
-        foreach ($this->idle as $connection) {
-            $connection->close();
-            --$this->size;
-        }
-        $this->idle = [];
-        $waiters = $this->waiters;
-        $this->waiters = [];
-        foreach ($waiters as [$deferred, $timer]) {
-            $this->loop->cancel($timer);
-            $deferred->reject(new PgPoolClosedException('The PostgreSQL pool was closed while waiting for a connection.'));
-        }
+        $this->pool->close();
     }
 
     /**
-     * Open connections, busy or idle, plus those being opened.
+     * Open connections, busy or idle, plus those being opened or made clean.
      */
     public function size(): int
     {
-        return $this->size;
+        return $this->pool->size();
     }
 
     public function idleCount(): int
     {
-        return \count($this->idle);
+        return $this->pool->idleCount();
     }
 
     public function waitingCount(): int
     {
-        return \count($this->waiters);
-    }
-
-    private function takeIdle(): ?PgConnection
-    {
-        while (($connection = array_pop($this->idle)) !== null) {
-            if (!$connection->isClosed()) {
-                return $connection;
-            }
-            --$this->size;
-        }
-
-        return null;
+        return $this->pool->waitingCount();
     }
 
     /**
-     * @param Deferred<PgConnection> $deferred
+     * The generic pool underneath, for its statistics and settings.
+     *
+     * @return ConnectionPool<PgConnection>
      */
-    private function open(Deferred $deferred): void
+    public function connectionPool(): ConnectionPool
     {
-        ++$this->size;
-        PgConnection::connectAsync($this->loop, $this->config)->onSettle(function (?\Throwable $error, mixed $connection) use ($deferred): void {
-            if (!$connection instanceof PgConnection) {
-                --$this->size;
-                $deferred->reject($error ?? new PgConnectionException('Connecting gave no connection.'));
-                $this->openForWaiter();
-
-                return;
-            }
-            if ($this->closed) {
-                $connection->close();
-                --$this->size;
-                $deferred->reject(new PgPoolClosedException('The PostgreSQL pool was closed while connecting.'));
-
-                return;
-            }
-            $deferred->resolve($connection);
-        });
-    }
-
-    private function openForWaiter(): void
-    {
-        if ($this->closed || $this->size >= $this->maxSize) {
-            return;
-        }
-        foreach ($this->waiters as $id => [$deferred, $timer]) {
-            unset($this->waiters[$id]);
-            $this->loop->cancel($timer);
-            $this->open($deferred);
-
-            return;
-        }
+        return $this->pool;
     }
 }

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Postgres;
 
+use Nexus\Pool\TaskCancellation;
+use Nexus\Runtime\Cancellation;
 use Nexus\Runtime\Future;
 
 /**
@@ -22,11 +24,14 @@ final class PgStatement
     ) {}
 
     /**
+     * Runs the statement and waits; cancelled on the server when $cancellation (or the current
+     * task's cancellation) is requested, like PgConnection::query().
+     *
      * @param array<mixed> $params
      */
-    public function execute(array $params = []): PgResult
+    public function execute(array $params = [], ?Cancellation $cancellation = null): PgResult
     {
-        return $this->connection->executeAsync($this->name, $params, $this->sql)->await();
+        return $this->connection->executeAsync($this->name, $params, $this->sql, TaskCancellation::of($this->connection->loop(), $cancellation))->await();
     }
 
     /**
@@ -34,9 +39,9 @@ final class PgStatement
      *
      * @return Future<PgResult>
      */
-    public function executeAsync(array $params = []): Future
+    public function executeAsync(array $params = [], ?Cancellation $cancellation = null): Future
     {
-        return $this->connection->executeAsync($this->name, $params, $this->sql);
+        return $this->connection->executeAsync($this->name, $params, $this->sql, $cancellation);
     }
 
     /**

@@ -6,17 +6,23 @@ namespace Nexus\Redis;
 
 use Nexus\Io\Connection;
 use Nexus\Io\Connector;
+use Nexus\Io\Exception\ConnectTimeoutException;
+use Nexus\Pool\TaskCancellation;
 use Nexus\Redis\Exception\InvalidRedisCommandException;
 use Nexus\Redis\Exception\InvalidRedisConfigException;
 use Nexus\Redis\Exception\RedisAuthenticationException;
 use Nexus\Redis\Exception\RedisConnectionException;
+use Nexus\Redis\Exception\RedisConnectTimeoutException;
 use Nexus\Redis\Exception\RedisErrorException;
 use Nexus\Redis\Exception\RedisProtocolException;
+use Nexus\Redis\Exception\RedisReplyLimitException;
 use Nexus\Redis\Exception\RedisTimeoutException;
 use Nexus\Redis\Internal\PipelineReplies;
 use Nexus\Redis\Protocol\RespEncoder;
 use Nexus\Redis\Protocol\RespParser;
+use Nexus\Runtime\Cancellation;
 use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Exception\CancelledException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 
@@ -35,6 +41,13 @@ use Nexus\Runtime\Loop;
  *
  * Blocking commands (BLPOP, ...) and MULTI hold the connection: other commands on it wait behind
  * them. Use a separate client or the pool for those.
+ *
+ * Bounded (RedisConfig): a command waits at most commandTimeout (30 s by default) for its reply,
+ * then the connection is closed with RedisTimeoutException, failing the commands behind it too
+ * (replies are matched in order, so a late one cannot be skipped). A reply beyond the parser's
+ * limits closes the connection with RedisReplyLimitException. A command given a Cancellation that
+ * is requested before its reply fails with the CancelledException and closes the connection for
+ * the same reason; the commands pending with it fail with a RedisConnectionException saying so.
  */
 final class RedisClient
 {
@@ -50,7 +63,9 @@ final class RedisClient
     /** @var \Closure(): void */
     private readonly \Closure $flush;
     private ?RedisConnectionException $closedBy = null;
+    /** checks the oldest pending command against the command timeout; armed lazily, at most one */
     private ?int $timeoutTimer = null;
+    private readonly ?float $commandTimeout;
     /** @var (\Closure(mixed): void)|null */
     private ?\Closure $pushHandler = null;
     /** @var list<\Closure(RedisConnectionException): void> */
@@ -61,7 +76,8 @@ final class RedisClient
         private readonly Connection $connection,
         private readonly RedisConfig $config,
     ) {
-        $this->parser = new RespParser();
+        $this->parser = $config->parser();
+        $this->commandTimeout = $config->commandTimeout;
         $this->flush = function (): void {
             $this->flushScheduled = false;
             if ($this->outgoing !== '' && $this->closedBy === null) {
@@ -87,13 +103,6 @@ final class RedisClient
                 $reason,
             ));
         });
-        $timeout = $config->commandTimeout;
-        if ($timeout !== null) {
-            $this->timeoutTimer = $loop->repeat(max(0.005, min(0.1, $timeout / 4)), function () use ($timeout): void {
-                $this->checkTimeout($timeout);
-            });
-            $loop->unreference($this->timeoutTimer);
-        }
     }
 
     /**
@@ -123,12 +132,18 @@ final class RedisClient
         Connector::connect($loop, $address, $config->connectTimeout)->onSettle(
             static function (?\Throwable $error, mixed $connection) use ($loop, $config, $deferred): void {
                 if (!$connection instanceof Connection) {
-                    $deferred->reject(new RedisConnectionException(
-                        "Could not connect to Redis at {$config->endpoint()}: " . ($error?->getMessage() ?? 'no connection')
-                        . ' Is redis-server running there? Check host and port in the RedisConfig.',
-                        0,
-                        $error,
-                    ));
+                    $deferred->reject($error instanceof ConnectTimeoutException
+                        ? new RedisConnectTimeoutException(sprintf(
+                            'Connecting to Redis at %s took longer than the connect timeout of %.3f s. Check host and port, or raise connectTimeout in the RedisConfig.',
+                            $config->endpoint(),
+                            $config->connectTimeout,
+                        ), 0, $error)
+                        : new RedisConnectionException(
+                            "Could not connect to Redis at {$config->endpoint()}: " . ($error?->getMessage() ?? 'no connection')
+                            . ' Is redis-server running there? Check host and port in the RedisConfig.',
+                            0,
+                            $error,
+                        ));
 
                     return;
                 }
@@ -163,8 +178,11 @@ final class RedisClient
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->loop);
         $this->waiting[$this->tail] = $deferred;
-        if ($this->timeoutTimer !== null) {
+        if ($this->commandTimeout !== null) {
             $this->queuedAt[$this->tail] = $this->loop->now();
+            if ($this->timeoutTimer === null) {
+                $this->armTimeout($this->commandTimeout);
+            }
         }
         ++$this->tail;
         $this->outgoing .= RespEncoder::command($name, $args);
@@ -177,6 +195,38 @@ final class RedisClient
     }
 
     /**
+     * Sends one command (the name first, then its arguments) and waits for its reply. When
+     * $cancellation, or the cancellation the current task runs under, is requested first, the
+     * call fails with its CancelledException and the connection is closed (its reply cannot be
+     * skipped): use a RedisPool, which replaces it.
+     *
+     * @param list<string|int|float> $command
+     *
+     * @throws RedisErrorException      when Redis answers with an error
+     * @throws RedisConnectionException when the connection is closed or breaks first
+     * @throws CancelledException       when cancelled first
+     */
+    public function execute(array $command, ?Cancellation $cancellation = null): mixed
+    {
+        return $this->executeAsync($command, TaskCancellation::of($this->loop, $cancellation))->await();
+    }
+
+    /**
+     * @param list<string|int|float> $command
+     *
+     * @return Future<mixed>
+     */
+    public function executeAsync(array $command, ?Cancellation $cancellation = null): Future
+    {
+        if ($command === []) {
+            throw new InvalidRedisCommandException('The command is empty: give the name first, then its arguments.');
+        }
+        $name = array_shift($command);
+
+        return $this->cancellable($this->commandAsync((string) $name, ...$command), $cancellation);
+    }
+
+    /**
      * Sends many commands in one write and waits for all replies. An error reply does not throw:
      * its RedisErrorException object is returned in that command's slot, so the other replies
      * are not lost. A broken connection throws RedisConnectionException.
@@ -185,9 +235,9 @@ final class RedisClient
      *
      * @return list<mixed> one reply per command, in order
      */
-    public function pipeline(array $commands): array
+    public function pipeline(array $commands, ?Cancellation $cancellation = null): array
     {
-        return $this->pipelineAsync($commands)->await();
+        return $this->pipelineAsync($commands, TaskCancellation::of($this->loop, $cancellation))->await();
     }
 
     /**
@@ -195,7 +245,17 @@ final class RedisClient
      *
      * @return Future<list<mixed>>
      */
-    public function pipelineAsync(array $commands): Future
+    public function pipelineAsync(array $commands, ?Cancellation $cancellation = null): Future
+    {
+        return $this->cancellable($this->queuePipeline($commands), $cancellation);
+    }
+
+    /**
+     * @param list<list<string|int|float>> $commands
+     *
+     * @return Future<list<mixed>>
+     */
+    private function queuePipeline(array $commands): Future
     {
         if ($commands === []) {
             return Future::fulfilled($this->loop, []);
@@ -216,10 +276,13 @@ final class RedisClient
         $now = $this->loop->now();
         foreach ($commands as $_) {
             $this->waiting[$this->tail] = $collector;
-            if ($this->timeoutTimer !== null) {
+            if ($this->commandTimeout !== null) {
                 $this->queuedAt[$this->tail] = $now;
             }
             ++$this->tail;
+        }
+        if ($this->commandTimeout !== null && $this->timeoutTimer === null) {
+            $this->armTimeout($this->commandTimeout);
         }
         $this->outgoing .= $bytes;
         if (!$this->flushScheduled) {
@@ -452,7 +515,7 @@ final class RedisClient
         $this->connection->close();
         foreach ($waiting as $waiter) {
             if ($waiter instanceof Deferred) {
-                $waiter->reject($reason);
+                $waiter->tryReject($reason);
             } else {
                 $waiter->fail($reason);
             }
@@ -490,8 +553,8 @@ final class RedisClient
         $endpoint = $this->config->endpoint();
         $timer = $this->loop->delay($this->config->connectTimeout, function () use ($deferred, $endpoint): void {
             if (!$deferred->isSettled()) {
-                $error = new RedisConnectionException(sprintf(
-                    'Redis at %s did not answer AUTH/SELECT within %.3f s; is it overloaded? Raise connectTimeout if it is just slow.',
+                $error = new RedisConnectTimeoutException(sprintf(
+                    'Redis at %s did not answer AUTH/SELECT within the connect timeout of %.3f s; is it overloaded? Raise connectTimeout if it is just slow.',
                     $endpoint,
                     $this->config->connectTimeout,
                 ));
@@ -539,6 +602,17 @@ final class RedisClient
     {
         try {
             $replies = $this->parser->feed($data);
+        } catch (RedisReplyLimitException $e) {
+            $this->closeWith(new RedisReplyLimitException(
+                "Redis at {$this->config->endpoint()} sent a reply beyond a limit, so the connection was closed: {$e->getMessage()} Raise {$e->limit->value} in the RedisConfig if such replies are expected."
+                . $this->pendingNote(),
+                $e->limit,
+                $e->max,
+                $e->actual,
+                $e,
+            ));
+
+            return;
         } catch (RedisProtocolException $e) {
             $this->closeWith(new RedisConnectionException(
                 "Redis at {$this->config->endpoint()} sent bytes that are not RESP ({$e->getMessage()}); the connection was closed.",
@@ -576,9 +650,9 @@ final class RedisClient
             }
             if ($waiter instanceof Deferred) {
                 if ($reply instanceof RedisErrorException) {
-                    $waiter->reject($reply);
+                    $waiter->tryReject($reply);
                 } else {
-                    $waiter->resolve($reply);
+                    $waiter->tryResolve($reply);
                 }
             } else {
                 $waiter->add($reply);
@@ -589,21 +663,78 @@ final class RedisClient
         }
     }
 
-    private function checkTimeout(float $timeout): void
+    /**
+     * One timer per client, not one per command: when it fires it checks the oldest pending
+     * command, and sleeps again until that one's deadline.
+     */
+    private function armTimeout(float $seconds): void
     {
-        if ($this->head === $this->tail) {
+        $this->timeoutTimer = $this->loop->delay($seconds, function (): void {
+            $this->timeoutTimer = null;
+            $this->checkTimeout();
+        });
+        // The socket keeps the loop going while the client is open; an idle client's timer must not.
+        $this->loop->unreference($this->timeoutTimer);
+    }
+
+    private function checkTimeout(): void
+    {
+        $timeout = $this->commandTimeout;
+        if ($this->head === $this->tail || $this->closedBy !== null || $timeout === null) {
             return;
         }
         $waited = $this->loop->now() - ($this->queuedAt[$this->head] ?? $this->loop->now());
-        if ($waited > $timeout) {
-            $this->closeWith(new RedisTimeoutException(sprintf(
-                'Redis at %s did not answer within the command timeout of %.3f s; the connection was closed%s. '
-                . 'Raise commandTimeout if the server is just slow or a blocking command needs longer.',
-                $this->config->endpoint(),
-                $timeout,
-                $this->tail - $this->head > 1 ? ' and the ' . ($this->tail - $this->head - 1) . ' commands queued behind failed too' : '',
-            )));
+        if ($waited < $timeout) {
+            $this->armTimeout($timeout - $waited);
+
+            return;
         }
+        $this->closeWith(new RedisTimeoutException(sprintf(
+            'Redis at %s did not answer within the command timeout of %.3f s; the connection was closed%s. '
+            . 'Raise commandTimeout if the server is just slow or a blocking command needs longer.',
+            $this->config->endpoint(),
+            $timeout,
+            $this->tail - $this->head > 1 ? ' and the ' . ($this->tail - $this->head - 1) . ' commands queued behind failed too' : '',
+        )));
+    }
+
+    /**
+     * Ends $future early when $cancellation is requested before its reply: the caller gets the
+     * CancelledException, and the connection is closed, because the reply cannot be skipped.
+     *
+     * @template T
+     *
+     * @param Future<T> $future
+     *
+     * @return Future<T>
+     */
+    private function cancellable(Future $future, ?Cancellation $cancellation): Future
+    {
+        if ($cancellation === null || $future->isSettled()) {
+            return $future;
+        }
+        /** @var Deferred<T> $deferred */
+        $deferred = new Deferred($this->loop);
+        $id = $cancellation->subscribe(function (CancelledException $e) use ($deferred): void {
+            if ($deferred->tryReject($e)) {
+                $this->closeWith(new RedisConnectionException(
+                    "The connection to Redis at {$this->config->endpoint()} was closed because a command on it was cancelled before its reply, and a reply cannot be skipped."
+                    . $this->pendingNote(),
+                    0,
+                    $e,
+                ));
+            }
+        });
+        $future->onSettle(static function (?\Throwable $error, mixed $value) use ($deferred, $cancellation, $id): void {
+            $cancellation->unsubscribe($id);
+            if ($error !== null) {
+                $deferred->tryReject($error);
+            } else {
+                $deferred->tryResolve($value);
+            }
+        });
+
+        return $deferred->future();
     }
 
     private function closedError(): RedisConnectionException

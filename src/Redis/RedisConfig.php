@@ -6,32 +6,49 @@ namespace Nexus\Redis;
 
 use Nexus\Redis\Exception\InvalidRedisConfigException;
 use Nexus\Redis\Exception\InvalidRedisUriException;
+use Nexus\Redis\Protocol\RespParser;
 
 /**
  * Where and how to connect to Redis.
  *
  * Give an IP address as host: a host name (other than "localhost") is resolved with
  * gethostbyname() when connecting, and that call blocks the whole loop.
+ *
+ * Bounded by default: connecting takes at most 10 s, a command waits at most 30 s for its reply,
+ * and a reply nests at most 64 arrays deep, holds at most 1,000,000 elements and bulk strings of at
+ * most 512 MiB. Past a timeout or a limit the connection is closed and its pending commands fail
+ * with a typed exception (RedisConnectTimeoutException, RedisTimeoutException,
+ * RedisReplyLimitException).
  */
 final readonly class RedisConfig
 {
+    public const DEFAULT_CONNECT_TIMEOUT = 10.0;
+    public const DEFAULT_COMMAND_TIMEOUT = 30.0;
+
     /**
-     * @param ?string $password       sent with AUTH on connect (null: no AUTH)
-     * @param ?string $username       ACL user for AUTH (Redis 6+); null authenticates as "default"
-     * @param int     $database       selected with SELECT on connect when not 0
-     * @param float   $connectTimeout seconds for the TCP connect, and again for AUTH/SELECT
-     * @param ?float  $commandTimeout seconds a command may wait for its reply; on expiry the
-     *                                connection is closed (replies are matched in order). Keep
-     *                                it above the timeout of any blocking command (BLPOP ...).
+     * @param ?string $password         sent with AUTH on connect (null: no AUTH)
+     * @param ?string $username         ACL user for AUTH (Redis 6+); null authenticates as "default"
+     * @param int     $database         selected with SELECT on connect when not 0
+     * @param float   $connectTimeout   seconds for the TCP connect, and again for AUTH/SELECT
+     * @param ?float  $commandTimeout   seconds a command may wait for its reply; on expiry the
+     *                                  connection is closed (replies are matched in order). Keep
+     *                                  it above the timeout of any blocking command (BLPOP ...);
+     *                                  null: no limit
+     * @param int     $maxReplyDepth    arrays nested in one reply
+     * @param int     $maxReplyElements elements in one reply, counted at every level
+     * @param int     $maxBulkLength    bytes in one bulk string (Redis's own proto-max-bulk-len)
      */
     public function __construct(
         public string $host = '127.0.0.1',
         public int $port = 6379,
         public ?string $password = null,
         public int $database = 0,
-        public float $connectTimeout = 5.0,
-        public ?float $commandTimeout = null,
+        public float $connectTimeout = self::DEFAULT_CONNECT_TIMEOUT,
+        public ?float $commandTimeout = self::DEFAULT_COMMAND_TIMEOUT,
         public ?string $username = null,
+        public int $maxReplyDepth = RespParser::DEFAULT_MAX_DEPTH,
+        public int $maxReplyElements = RespParser::DEFAULT_MAX_ELEMENTS,
+        public int $maxBulkLength = RespParser::DEFAULT_MAX_BULK_LENGTH,
     ) {
         if ($host === '') {
             throw new InvalidRedisConfigException('The Redis host is empty: give an IP address such as 127.0.0.1.');
@@ -51,6 +68,22 @@ final readonly class RedisConfig
         if ($username !== null && $password === null) {
             throw new InvalidRedisConfigException('A Redis username needs a password too (AUTH user password).');
         }
+        if ($maxReplyDepth < 1 || $maxReplyElements < 1 || $maxBulkLength < 1) {
+            throw new InvalidRedisConfigException("The reply limits must be at least 1 (maxReplyDepth {$maxReplyDepth}, maxReplyElements {$maxReplyElements}, maxBulkLength {$maxBulkLength}).");
+        }
+    }
+
+    /**
+     * A parser bounded by these limits.
+     */
+    public function parser(): RespParser
+    {
+        return new RespParser($this->maxReplyDepth, $this->maxReplyElements, $this->maxBulkLength);
+    }
+
+    public function withCommandTimeout(?float $commandTimeout): self
+    {
+        return new self($this->host, $this->port, $this->password, $this->database, $this->connectTimeout, $commandTimeout, $this->username, $this->maxReplyDepth, $this->maxReplyElements, $this->maxBulkLength);
     }
 
     /**
@@ -59,7 +92,7 @@ final readonly class RedisConfig
      *
      * @throws InvalidRedisUriException
      */
-    public static function fromUri(string $uri, float $connectTimeout = 5.0, ?float $commandTimeout = null): self
+    public static function fromUri(string $uri, float $connectTimeout = self::DEFAULT_CONNECT_TIMEOUT, ?float $commandTimeout = self::DEFAULT_COMMAND_TIMEOUT): self
     {
         $parts = parse_url($uri);
         if ($parts === false || !isset($parts['scheme'], $parts['host'])) {

@@ -4,45 +4,76 @@ declare(strict_types=1);
 
 namespace Nexus\Redis;
 
+use Nexus\Pool\CallbackConnector;
+use Nexus\Pool\ConnectionPool;
+use Nexus\Pool\Exception\PoolException;
+use Nexus\Pool\Exception\PoolTimeoutException;
+use Nexus\Pool\Exception\PoolWaitQueueFullException;
+use Nexus\Pool\PoolOptions;
+use Nexus\Pool\TaskCancellation;
 use Nexus\Redis\Exception\InvalidRedisConfigException;
 use Nexus\Redis\Exception\RedisConnectionException;
 use Nexus\Redis\Exception\RedisErrorException;
+use Nexus\Redis\Exception\RedisException;
 use Nexus\Redis\Exception\RedisPoolClosedException;
 use Nexus\Redis\Exception\RedisPoolTimeoutException;
-use Nexus\Runtime\Deferred;
+use Nexus\Redis\Exception\RedisPoolWaitQueueFullException;
+use Nexus\Runtime\Cancellation;
+use Nexus\Runtime\Exception\CancelledException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 
 /**
- * Up to $maxSize connections, opened on demand and lent out one caller at a time, so blocking
- * commands and MULTI/EXEC are safe. When all are busy a caller waits, first come first served,
- * for at most $waitTimeout seconds (then RedisPoolTimeoutException). A connection that broke is
- * dropped when it comes back, and a new one is opened for the next caller that needs it.
+ * Redis connections on a Nexus\Pool\ConnectionPool: up to maxSize, opened on demand and lent out
+ * one caller at a time, so blocking commands and MULTI/EXEC are safe. When all are busy a caller
+ * waits, first come first served, for at most waitTimeout seconds (RedisPoolTimeoutException), at
+ * most maxWaiters of them (RedisPoolWaitQueueFullException). A connection that broke, or that comes
+ * back with commands still unanswered (a caller gave up on them: a reply cannot be skipped), is
+ * closed and its slot freed; a new one is opened for the next caller that needs it.
  */
 final class RedisPool
 {
-    /** @var list<RedisClient> */
-    private array $idle = [];
-    /** @var array<int, array{Deferred<RedisClient>, int}> waiting callers and their timeout timers, oldest first */
-    private array $waiters = [];
-    private int $nextWaiter = 0;
-    /** connections open or being opened */
-    private int $open = 0;
-    private int $connecting = 0;
-    private bool $closed = false;
+    /** @var ConnectionPool<RedisClient> */
+    private readonly ConnectionPool $pool;
 
+    /**
+     * @param ?PoolOptions $options all the pool settings (idle timeout, max lifetime, min idle,
+     *                              maxWaiters, ...); when given, $maxSize and $waitTimeout are
+     *                              not used
+     */
     public function __construct(
         private readonly Loop $loop,
-        private readonly RedisConfig $config,
-        private readonly int $maxSize = 10,
-        private readonly float $waitTimeout = 5.0,
+        RedisConfig $config,
+        int $maxSize = 10,
+        float $waitTimeout = 5.0,
+        ?PoolOptions $options = null,
     ) {
-        if ($maxSize < 1) {
-            throw new InvalidRedisConfigException("A Redis pool needs a maxSize of at least 1, got {$maxSize}.");
+        if ($options === null) {
+            if ($maxSize < 1) {
+                throw new InvalidRedisConfigException("A Redis pool needs a maxSize of at least 1, got {$maxSize}.");
+            }
+            if (!($waitTimeout > 0.0) || is_infinite($waitTimeout)) {
+                throw new InvalidRedisConfigException("The pool wait timeout must be a finite number of seconds above zero, got {$waitTimeout}.");
+            }
+            $options = new PoolOptions(maxSize: $maxSize, acquireTimeout: $waitTimeout);
         }
-        if (!($waitTimeout > 0.0)) {
-            throw new InvalidRedisConfigException("The pool wait timeout must be above zero seconds, got {$waitTimeout}.");
-        }
+        $this->pool = new ConnectionPool(
+            $loop,
+            new CallbackConnector(
+                connect: static fn(): Future => RedisClient::connectAsync($loop, $config),
+                isUsable: static fn(RedisClient $client): bool => !$client->isClosed() && $client->pendingCount() === 0,
+                close: static function (RedisClient $client): void {
+                    $client->close();
+                },
+            ),
+            $options,
+            "Redis pool for {$config->endpoint()}",
+            mapError: static fn(PoolException $e): RedisException => match (true) {
+                $e instanceof PoolTimeoutException => new RedisPoolTimeoutException($e->getMessage(), 0, $e),
+                $e instanceof PoolWaitQueueFullException => new RedisPoolWaitQueueFullException($e->getMessage(), 0, $e),
+                default => new RedisPoolClosedException($e->getMessage(), 0, $e),
+            },
+        );
     }
 
     /**
@@ -51,14 +82,37 @@ final class RedisPool
      * @throws RedisPoolTimeoutException when no connection frees up within the wait timeout
      * @throws RedisConnectionException  when no connection can be opened, or it breaks
      * @throws RedisErrorException       when Redis answers with an error
+     * @throws CancelledException        when the current task's cancellation is requested first
+     *                                   (the connection is then closed and replaced)
      */
     public function command(string $name, string|int|float ...$args): mixed
     {
-        $client = $this->acquire()->await();
+        $client = $this->borrow(\Fiber::getCurrent() === null ? null : TaskCancellation::of($this->loop, null));
         try {
-            return $client->command($name, ...$args);
+            // If the wait ends early (the task's cancellation), the command stays unanswered and
+            // release() closes the connection: the pool opens a new one.
+            return $client->commandAsync($name, ...$args)->await();
         } finally {
-            $this->release($client);
+            $this->pool->release($client);
+        }
+    }
+
+    /**
+     * Runs one command (the name first, then its arguments) on a borrowed connection. When
+     * $cancellation, or the cancellation the current task runs under, is requested first, the
+     * call fails with its CancelledException: a wait for a connection leaves the queue, and a
+     * command already sent closes its connection, which the pool replaces.
+     *
+     * @param list<string|int|float> $command
+     */
+    public function execute(array $command, ?Cancellation $cancellation = null): mixed
+    {
+        $cancellation = TaskCancellation::of($this->loop, $cancellation);
+        $client = $this->borrow($cancellation);
+        try {
+            return $client->executeAsync($command, $cancellation)->await();
+        } finally {
+            $this->pool->release($client);
         }
     }
 
@@ -69,19 +123,21 @@ final class RedisPool
      *
      * @return list<mixed>
      */
-    public function pipeline(array $commands): array
+    public function pipeline(array $commands, ?Cancellation $cancellation = null): array
     {
-        $client = $this->acquire()->await();
+        $cancellation = TaskCancellation::of($this->loop, $cancellation);
+        $client = $this->borrow($cancellation);
         try {
-            return $client->pipeline($commands);
+            return $client->pipelineAsync($commands, $cancellation)->await();
         } finally {
-            $this->release($client);
+            $this->pool->release($client);
         }
     }
 
     /**
      * Lends one connection to $work for several commands (MULTI/EXEC, WATCH, a blocking pop) and
      * takes it back afterwards. Leave it as you found it: EXEC or DISCARD what you started.
+     * $cancellation bounds the wait for a connection; pass it on to the client's calls inside.
      *
      * @template R
      *
@@ -89,13 +145,13 @@ final class RedisPool
      *
      * @return R
      */
-    public function withClient(\Closure $work): mixed
+    public function withClient(\Closure $work, ?Cancellation $cancellation = null): mixed
     {
-        $client = $this->acquire()->await();
+        $client = $this->borrow(TaskCancellation::of($this->loop, $cancellation));
         try {
             return $work($client);
         } finally {
-            $this->release($client);
+            $this->pool->release($client);
         }
     }
 
@@ -104,51 +160,27 @@ final class RedisPool
      *
      * @return Future<RedisClient>
      */
-    public function acquire(): Future
+    public function acquire(?Cancellation $cancellation = null): Future
     {
-        if ($this->closed) {
-            return Future::rejected($this->loop, new RedisPoolClosedException('This Redis pool is closed: it lends no more connections.'));
-        }
-        while ($this->idle !== []) {
-            $client = array_pop($this->idle);
-            if (!$client->isClosed()) {
-                return Future::fulfilled($this->loop, $client);
-            }
-            --$this->open;
-        }
-        /** @var Deferred<RedisClient> $deferred */
-        $deferred = new Deferred($this->loop);
-        $id = $this->nextWaiter++;
-        $timer = $this->loop->delay($this->waitTimeout, function () use ($id): void {
-            $waiter = $this->waiters[$id] ?? null;
-            if ($waiter !== null) {
-                unset($this->waiters[$id]);
-                $waiter[0]->reject(new RedisPoolTimeoutException(sprintf(
-                    'No Redis connection became free within %.3f s: all %d are busy. Raise maxSize or waitTimeout, or look for slow commands holding connections.',
-                    $this->waitTimeout,
-                    $this->maxSize,
-                )));
-            }
-        });
-        $this->waiters[$id] = [$deferred, $timer];
-        $this->dispatch();
-
-        return $deferred->future();
+        return $this->pool->acquire($cancellation);
     }
 
     /**
      * Gives a connection from acquire() back: to the oldest waiting caller, or to the idle set.
-     * A closed connection is dropped.
+     * A closed connection, or one with unanswered commands, is closed and its slot freed.
      */
     public function release(RedisClient $client): void
     {
-        if ($this->closed || $client->isClosed()) {
-            $client->close();
-            --$this->open;
-        } else {
-            $this->idle[] = $client;
-        }
-        $this->dispatch();
+        $this->pool->release($client);
+    }
+
+    /**
+     * Gives back a connection from acquire() that must not be reused: it is closed and its slot
+     * freed.
+     */
+    public function discard(RedisClient $client): void
+    {
+        $this->pool->discard($client);
     }
 
     /**
@@ -157,22 +189,7 @@ final class RedisPool
      */
     public function close(): void
     {
-        if ($this->closed) {
-            return;
-        }
-        $this->closed = true;
-        $idle = $this->idle;
-        $this->idle = [];
-        foreach ($idle as $client) {
-            --$this->open;
-            $client->close();
-        }
-        $waiters = $this->waiters;
-        $this->waiters = [];
-        foreach ($waiters as [$deferred, $timer]) {
-            $this->loop->cancel($timer);
-            $deferred->reject(new RedisPoolClosedException('The Redis pool was closed while this caller waited for a connection.'));
-        }
+        $this->pool->close();
     }
 
     /**
@@ -180,61 +197,31 @@ final class RedisPool
      */
     public function size(): int
     {
-        return $this->open;
+        return $this->pool->size();
     }
 
     public function idleCount(): int
     {
-        return \count($this->idle);
+        return $this->pool->idleCount();
     }
 
     public function waitingCount(): int
     {
-        return \count($this->waiters);
-    }
-
-    private function dispatch(): void
-    {
-        while ($this->waiters !== [] && $this->idle !== []) {
-            $client = array_pop($this->idle);
-            if ($client->isClosed()) {
-                --$this->open;
-
-                continue;
-            }
-            $this->popWaiter()->resolve($client);
-        }
-        while (!$this->closed && \count($this->waiters) > $this->connecting && $this->open < $this->maxSize) {
-            ++$this->open;
-            ++$this->connecting;
-            RedisClient::connectAsync($this->loop, $this->config)->onSettle(function (?\Throwable $error, mixed $client): void {
-                --$this->connecting;
-                if ($client instanceof RedisClient) {
-                    $this->release($client);
-
-                    return;
-                }
-                --$this->open;
-                // The server is likely down: fail the caller that waited longest rather than retry.
-                if ($this->waiters !== []) {
-                    $this->popWaiter()->reject($error ?? new RedisConnectionException('Could not open a Redis connection.'));
-                }
-                $this->dispatch();
-            });
-        }
+        return $this->pool->waitingCount();
     }
 
     /**
-     * @return Deferred<RedisClient>
+     * The generic pool underneath, for its statistics and settings.
+     *
+     * @return ConnectionPool<RedisClient>
      */
-    private function popWaiter(): Deferred
+    public function connectionPool(): ConnectionPool
     {
-        $id = array_key_first($this->waiters);
-        \assert($id !== null);
-        [$deferred, $timer] = $this->waiters[$id];
-        unset($this->waiters[$id]);
-        $this->loop->cancel($timer);
+        return $this->pool;
+    }
 
-        return $deferred;
+    private function borrow(?Cancellation $cancellation): RedisClient
+    {
+        return $this->pool->tryAcquire() ?? $this->pool->acquireAndAwait($cancellation);
     }
 }

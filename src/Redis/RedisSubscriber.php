@@ -7,6 +7,7 @@ namespace Nexus\Redis;
 use Nexus\Redis\Exception\RedisConnectionException;
 use Nexus\Redis\Exception\RedisErrorException;
 use Nexus\Redis\Exception\RedisProtocolException;
+use Nexus\Redis\Exception\RedisTimeoutException;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
@@ -17,6 +18,9 @@ use Nexus\Runtime\Loop;
  *
  * Callbacks run on the loop, in the order the messages arrive. A callback that throws does not
  * stop delivery: the exception goes to the loop's error handler.
+ *
+ * A (un)subscribe waits for its confirmation at most RedisConfig::$commandTimeout; past it the
+ * connection is closed with RedisTimeoutException. Messages are waited for without a limit.
  */
 final class RedisSubscriber
 {
@@ -24,8 +28,9 @@ final class RedisSubscriber
     private array $channels = [];
     /** @var array<string, \Closure(string, string, string): void> */
     private array $patterns = [];
-    /** @var list<array{string, string, Deferred<null>}> confirmations awaited: kind, name, deferred */
+    /** @var list<array{string, string, Deferred<null>, float}> confirmations awaited: kind, name, deferred, since */
     private array $requests = [];
+    private ?int $timeoutTimer = null;
 
     private function __construct(
         private readonly Loop $loop,
@@ -160,10 +165,40 @@ final class RedisSubscriber
         }
         /** @var Deferred<null> $deferred */
         $deferred = new Deferred($this->loop);
-        $this->requests[] = [$kind, $name, $deferred];
+        $this->requests[] = [$kind, $name, $deferred, $this->loop->now()];
         $this->client->send($command, $name);
+        $timeout = $this->client->config()->commandTimeout;
+        if ($timeout !== null && $this->timeoutTimer === null) {
+            $this->armTimeout($timeout);
+        }
 
         return $deferred->future();
+    }
+
+    private function armTimeout(float $seconds): void
+    {
+        $this->timeoutTimer = $this->loop->delay($seconds, function (): void {
+            $this->timeoutTimer = null;
+            $timeout = $this->client->config()->commandTimeout;
+            $oldest = $this->requests[0] ?? null;
+            if ($oldest === null || $timeout === null || $this->client->isClosed()) {
+                return;
+            }
+            $waited = $this->loop->now() - $oldest[3];
+            if ($waited < $timeout) {
+                $this->armTimeout($timeout - $waited);
+
+                return;
+            }
+            $this->client->closeWith(new RedisTimeoutException(sprintf(
+                'Redis at %s did not confirm %s %s within the command timeout of %.3f s; the subscriber was closed. Raise commandTimeout if the server is just slow.',
+                $this->client->config()->endpoint(),
+                strtoupper($oldest[0]),
+                $oldest[1],
+                $timeout,
+            )));
+        });
+        $this->loop->unreference($this->timeoutTimer);
     }
 
     private function handlePush(mixed $push): void

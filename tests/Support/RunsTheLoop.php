@@ -44,6 +44,27 @@ trait RunsTheLoop
     }
 
     /**
+     * Runs the loop until $condition holds, asking again every few milliseconds, for conditions
+     * the loop cannot signal (the state of a server, a watcher that does not keep the loop
+     * alive); fails after $timeout seconds.
+     *
+     * @param \Closure(): bool $condition
+     */
+    protected function pollUntil(\Closure $condition, float $timeout = 10.0): void
+    {
+        $deadline = microtime(true) + $timeout;
+        while (!$condition()) {
+            $this->checkLoop();
+            if (microtime(true) > $deadline) {
+                self::fail("The condition did not hold within {$timeout} s.");
+            }
+            $wake = $this->loop->delay(0.005, static function (): void {});
+            $this->loop->tick();
+            $this->loop->cancel($wake);
+        }
+    }
+
+    /**
      * Throws what should end the wait early (a watchdog, say); nothing by default.
      */
     protected function checkLoop(): void {}

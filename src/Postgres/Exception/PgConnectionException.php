@@ -7,4 +7,4 @@ namespace Nexus\Postgres\Exception;
 /**
  * The connection could not be opened, was lost, or was closed while work was pending.
  */
-final class PgConnectionException extends \RuntimeException implements PgException {}
+class PgConnectionException extends \RuntimeException implements PgException {}

@@ -4,7 +4,9 @@ declare(strict_types=1);
 
 namespace Nexus\Redis\Exception;
 
+use Nexus\Pool\Exception\PoolTimeoutException;
+
 /**
  * Every connection of a RedisPool stayed busy for longer than its wait timeout.
  */
-final class RedisPoolTimeoutException extends \RuntimeException implements RedisException {}
+final class RedisPoolTimeoutException extends PoolTimeoutException implements RedisException {}

@@ -8,6 +8,7 @@ use Nexus\Postgres\PgConfig;
 use Nexus\Postgres\PgConnection;
 use Nexus\Runtime\Loop;
 use Nexus\Tests\Support\PostgresServer;
+use Nexus\Tests\Support\RunsTheLoop;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -16,6 +17,8 @@ use PHPUnit\Framework\TestCase;
  */
 abstract class PostgresTestCase extends TestCase
 {
+    use RunsTheLoop;
+
     protected const WATCHDOG_SECONDS = 15.0;
 
     protected Loop $loop;
@@ -81,28 +84,5 @@ abstract class PostgresTestCase extends TestCase
         } finally {
             pg_close($link);
         }
-    }
-
-    /**
-     * @param \Closure(): bool $condition
-     */
-    protected function runUntil(\Closure $condition): void
-    {
-        while (!$condition()) {
-            if (!$this->loop->tick()) {
-                self::fail('The loop ran out of work before the condition held.');
-            }
-        }
-    }
-
-    protected function runFor(float $seconds): void
-    {
-        $done = false;
-        $this->loop->delay($seconds, static function () use (&$done): void {
-            $done = true;
-        });
-        $this->runUntil(static function () use (&$done): bool {
-            return $done;
-        });
     }
 }

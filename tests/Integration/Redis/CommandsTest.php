@@ -117,18 +117,38 @@ final class CommandsTest extends RedisTestCase
     public function testCommandTimeoutClosesTheConnection(): void
     {
         $redis = $this->client(commandTimeout: 0.2);
-        $blocked = $redis->commandAsync('BLPOP', 'never', 5);
+        // Blocks for ever: only the command timeout can end it.
+        $blocked = $redis->commandAsync('BLPOP', 'never', 0);
         $behind = $redis->commandAsync('PING');
-        $started = microtime(true);
+        $started = $this->loop->now();
         try {
             $blocked->await();
             self::fail('the blocking command must time out');
         } catch (RedisTimeoutException $e) {
             self::assertStringContainsString('command timeout of 0.200 s', $e->getMessage());
+            self::assertStringContainsString('the 1 commands queued behind failed too', $e->getMessage());
         }
-        self::assertLessThan(1.0, microtime(true) - $started);
-        $this->expectException(RedisConnectionException::class);
-        $behind->await();
+        self::assertGreaterThanOrEqual(0.2, $this->loop->now() - $started, 'not before the timeout');
+        self::assertTrue($redis->isClosed());
+        try {
+            $behind->await();
+            self::fail('the command behind fails with the reason');
+        } catch (RedisTimeoutException $e) {
+            self::assertStringContainsString('command timeout', $e->getMessage());
+        }
+    }
+
+    public function testEachCommandGetsTheWholeTimeoutFromWhenItWasSent(): void
+    {
+        $redis = $this->client(commandTimeout: 0.3);
+        self::assertNull($redis->command('BLPOP', 'never', '0.1'));
+        $started = $this->loop->now();
+        try {
+            $redis->command('BLPOP', 'never', 0);
+            self::fail('the second command must time out');
+        } catch (RedisTimeoutException) {
+            self::assertGreaterThanOrEqual(0.3, $this->loop->now() - $started);
+        }
     }
 
     public function testClosedClientRejectsCommands(): void

@@ -29,8 +29,16 @@ final class PubSubTest extends RedisTestCase
 
         $subscriber->unsubscribe('news');
         self::assertSame([], $subscriber->channels());
+        $marker = false;
+        $subscriber->subscribe('marker', static function () use (&$marker): void {
+            $marker = true;
+        });
         self::assertSame(0, $publisher->publish('news', 'three'));
-        $this->runFor(0.05);
+        // Messages arrive in order: once the marker is there, 'three' would have been too.
+        self::assertSame(1, $publisher->publish('marker', 'done'));
+        $this->runUntil(static function () use (&$marker): bool {
+            return $marker;
+        });
         self::assertSame(['news:one', 'news:two'], $received);
     }
 

@@ -331,23 +331,11 @@ final class ConnectionPoolTest extends TestCase
     {
         $pool = $this->pool(new PoolOptions(maxSize: 1, acquireTimeout: 60.0));
         $held = $pool->acquire()->await();
-        $source = new DeferredCancellation($this->loop);
-        $scheduler = $this->loop->scheduler();
-        $outcome = $this->loop->async(static function () use ($pool, $source, $scheduler): string {
-            // The await ends through the task's cancellation, which the acquire itself was not given.
-            $scheduler->setCancellation($source->cancellation());
-            try {
-                $pool->acquireAndAwait();
+        // The await ends through the task's cancellation, which the acquire itself was not given.
+        $outcome = $this->underTaskCancelledAfterOneSecond(static function () use ($pool): string {
+            $pool->acquireAndAwait();
 
-                return 'got one';
-            } catch (CancelledException) {
-                return 'cancelled';
-            } finally {
-                $scheduler->setCancellation(null);
-            }
-        });
-        $this->loop->delay(1.0, static function () use ($source): void {
-            $source->cancel();
+            return 'got one';
         });
         self::assertSame('cancelled', $outcome->await());
         self::assertSame(1, $pool->waitingCount());
@@ -361,21 +349,7 @@ final class ConnectionPoolTest extends TestCase
     {
         $pool = $this->pool(new PoolOptions(maxSize: 1, acquireTimeout: 60.0));
         $held = $pool->acquire()->await();
-        $source = new DeferredCancellation($this->loop);
-        $scheduler = $this->loop->scheduler();
-        $outcome = $this->loop->async(static function () use ($pool, $source, $scheduler): string {
-            $scheduler->setCancellation($source->cancellation());
-            try {
-                return $pool->withConnection(static fn(): string => 'ran');
-            } catch (CancelledException) {
-                return 'cancelled';
-            } finally {
-                $scheduler->setCancellation(null);
-            }
-        });
-        $this->loop->delay(1.0, static function () use ($source): void {
-            $source->cancel();
-        });
+        $outcome = $this->underTaskCancelledAfterOneSecond(static fn(): string => $pool->withConnection(static fn(): string => 'ran'));
 
         self::assertSame('cancelled', $outcome->await());
         self::assertSame(0, $pool->waitingCount());
@@ -449,6 +423,56 @@ final class ConnectionPoolTest extends TestCase
         $this->expectException(InvalidPoolOptionsException::class);
         $this->expectExceptionMessage('minIdle must be between 0 and maxSize (2), got 3');
         new PoolOptions(maxSize: 2, minIdle: 3);
+    }
+
+    public function testThePoolsOwnFailuresCanBeMappedToTheKindsAWrapperPromises(): void
+    {
+        $pool = new ConnectionPool(
+            $this->loop,
+            $this->connector,
+            new PoolOptions(maxSize: 1, acquireTimeout: 1.0),
+            'mapped pool',
+            mapError: static fn(\Throwable $e): \Throwable => new \DomainException('mapped: ' . $e->getMessage(), 0, $e),
+        );
+        $pool->acquire()->await();
+        try {
+            $pool->acquire()->await();
+            self::fail('times out');
+        } catch (\DomainException $e) {
+            self::assertStringStartsWith('mapped: No connection of the mapped pool', $e->getMessage());
+            self::assertInstanceOf(PoolTimeoutException::class, $e->getPrevious());
+        }
+        $pool->close();
+        $this->expectException(\DomainException::class);
+        $pool->acquire()->await();
+    }
+
+    /**
+     * Runs $work in a fiber whose task cancellation (an HTTP handler's time limit, say) is
+     * requested after one second: the future says 'cancelled' if the work ended with it.
+     *
+     * @param \Closure(): string $work
+     *
+     * @return Future<string>
+     */
+    private function underTaskCancelledAfterOneSecond(\Closure $work): Future
+    {
+        $source = new DeferredCancellation($this->loop);
+        $scheduler = $this->loop->scheduler();
+        $this->loop->delay(1.0, static function () use ($source): void {
+            $source->cancel();
+        });
+
+        return $this->loop->async(static function () use ($work, $source, $scheduler): string {
+            $scheduler->setCancellation($source->cancellation());
+            try {
+                return $work();
+            } catch (CancelledException) {
+                return 'cancelled';
+            } finally {
+                $scheduler->setCancellation(null);
+            }
+        });
     }
 
     /**

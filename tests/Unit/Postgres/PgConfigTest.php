@@ -34,8 +34,10 @@ final class PgConfigTest extends TestCase
         self::assertSame('postgres', $config->database);
         self::assertSame('bob', $config->user);
         self::assertSame("it's a secret", $config->password);
-        self::assertSame(5.0, $config->connectTimeout);
-        self::assertNull($config->queryTimeout);
+        self::assertSame(10.0, $config->connectTimeout, 'connecting is bounded by default');
+        self::assertSame(30.0, $config->queryTimeout, 'every statement is bounded by default');
+        self::assertSame(30.0, (new PgConfig())->queryTimeout);
+        self::assertSame(10.0, (new PgConfig())->connectTimeout);
     }
 
     public function testConnectionStringQuotesEveryValueAndLeavesTheTimeoutsOut(): void

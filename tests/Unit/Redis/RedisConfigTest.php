@@ -25,6 +25,20 @@ final class RedisConfigTest extends TestCase
         self::assertSame('tcp://10.0.0.5:6380', $config->address());
     }
 
+    public function testEveryWaitAndEveryReplyIsBoundedByDefault(): void
+    {
+        foreach ([new RedisConfig(), RedisConfig::fromUri('redis://127.0.0.1')] as $config) {
+            self::assertSame(10.0, $config->connectTimeout);
+            self::assertSame(30.0, $config->commandTimeout);
+            self::assertSame(64, $config->maxReplyDepth);
+            self::assertSame(1_000_000, $config->maxReplyElements);
+            self::assertSame(512 * 1024 * 1024, $config->maxBulkLength);
+        }
+        self::assertNull((new RedisConfig())->withCommandTimeout(null)->commandTimeout);
+        $this->expectException(InvalidRedisConfigException::class);
+        new RedisConfig(maxReplyDepth: 0);
+    }
+
     public function testDefaultsAndVariants(): void
     {
         $config = RedisConfig::fromUri('redis://127.0.0.1');
