@@ -28,6 +28,12 @@ final class RequestParser
 
     private const HEX = '0123456789abcdefABCDEF';
 
+    private const HEX_VALUES = [
+        '0' => 0, '1' => 1, '2' => 2, '3' => 3, '4' => 4, '5' => 5, '6' => 6, '7' => 7, '8' => 8, '9' => 9,
+        'a' => 10, 'b' => 11, 'c' => 12, 'd' => 13, 'e' => 14, 'f' => 15,
+        'A' => 10, 'B' => 11, 'C' => 12, 'D' => 13, 'E' => 14, 'F' => 15,
+    ];
+
     /** Control characters forbidden in a head; CR and LF are checked for pairing separately. */
     private const CTL = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0B\x0C\x0E\x0F"
         . "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1A\x1B\x1C\x1D\x1E\x1F\x7F";
@@ -549,6 +555,38 @@ final class RequestParser
             while (true) {
                 switch ($this->chunkState) {
                     case ChunkState::Size:
+                        // Whole chunks without extensions ("HEX CRLF data CRLF"), the usual shape,
+                        // are decoded here with a few calls each; anything else (an extension,
+                        // a chunk not complete yet, the last chunk) takes the steps below.
+                        $max = $limits->maxBodyBytes;
+                        while ($pos + 5 <= $length) {
+                            $size = self::HEX_VALUES[$buf[$pos]] ?? -1;
+                            if ($size >= 0 && $buf[$pos + 1] === "\r") {
+                                $eol = $pos + 1; // one hex digit
+                            } else {
+                                $digits = strspn($buf, self::HEX, $pos, 16);
+                                $eol = $pos + $digits;
+                                if ($digits === 0 || $digits === 16 || ($buf[$eol] ?? '') !== "\r") {
+                                    break;
+                                }
+                                $size = (int) hexdec(substr($buf, $pos, $digits));
+                            }
+                            if (($buf[$eol + 1] ?? '') !== "\n") {
+                                break;
+                            }
+                            $end = $eol + 2 + $size;
+                            if ($size === 0 || $end + 2 > $length) {
+                                break;
+                            }
+                            if (\strlen($this->body) + $size > $max) {
+                                throw $this->chunkedBodyTooLarge();
+                            }
+                            if ($buf[$end] !== "\r" || $buf[$end + 1] !== "\n") {
+                                throw $this->missingChunkCrlf();
+                            }
+                            $this->body .= $size === 1 ? $buf[$eol + 2] : substr($buf, $eol + 2, $size);
+                            $pos = $end + 2;
+                        }
                         $eol = strpos($buf, "\r\n", $pos);
                         if ($eol === false) {
                             if ($length - $pos > $limits->maxChunkLineLength) {
@@ -571,10 +609,7 @@ final class RequestParser
                             break;
                         }
                         if (\strlen($this->body) + $size > $limits->maxBodyBytes) {
-                            throw new HttpParseException(413, \sprintf(
-                                'Chunked body exceeds the %d byte body limit; send a smaller body or raise ParserLimits::$maxBodyBytes.',
-                                $limits->maxBodyBytes,
-                            ));
+                            throw $this->chunkedBodyTooLarge();
                         }
                         $this->chunkRemaining = $size;
                         $this->chunkState = ChunkState::Data;
@@ -723,6 +758,14 @@ final class RequestParser
         return new HttpParseException(400, \sprintf(
             'Chunk size line (with extensions) exceeds %d bytes; drop chunk extensions or raise ParserLimits::$maxChunkLineLength.',
             $this->limits->maxChunkLineLength,
+        ));
+    }
+
+    private function chunkedBodyTooLarge(): HttpParseException
+    {
+        return new HttpParseException(413, \sprintf(
+            'Chunked body exceeds the %d byte body limit; send a smaller body or raise ParserLimits::$maxBodyBytes.',
+            $this->limits->maxBodyBytes,
         ));
     }
 
