@@ -68,6 +68,7 @@ final class HttpServer
             $listenOptions->acceptBatch,
             $listenOptions->writeHighWaterMark,
             $listenOptions->acceptBackoff,
+            $listenOptions->reservedDescriptors,
         );
         $this->serve(Listener::listen($this->loop, $address, $listenOptions, $this->logger));
     }
