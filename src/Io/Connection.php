@@ -265,11 +265,23 @@ final class Connection
 
     /**
      * Bytes the kernel has taken for sending since the connection was made: it grows while the
-     * peer reads, so a caller can tell a slow reader from one that stopped.
+     * peer reads, so a caller can tell a slow reader from one that stopped (see flushPending()).
      */
     public function sentBytes(): int
     {
         return $this->sentTotal;
+    }
+
+    /**
+     * Hands the kernel what it takes of the pending bytes now, without waiting for the stream to
+     * be reported writable: the kernel reports a socket writable only once a good part of its
+     * send buffer is free, so a peer that reads slowly may otherwise show no progress for long.
+     */
+    public function flushPending(): void
+    {
+        if (!$this->closed && $this->buffer !== '') {
+            $this->flush();
+        }
     }
 
     /**

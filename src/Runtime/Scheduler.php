@@ -177,6 +177,11 @@ final class Scheduler
                     break;
                 }
             }
+            if ($this->position >= $this->batchSize && $this->batch !== []) {
+                // A drained batch lets go of its runnables (requests, their bodies and answers)
+                // instead of keeping them until the next batch replaces it.
+                $this->batch = [];
+            }
             $this->current = null;
             \Fiber::suspend();
         }

@@ -168,6 +168,30 @@ final class RequestParser
         return \strlen($this->buffer) - $this->pos + \strlen($this->body);
     }
 
+    /**
+     * Bytes of a declared body (Content-Length) still to arrive for the request being read; 0
+     * between requests and for chunked bodies, whose size is not known in advance.
+     */
+    public function expectedBodyBytes(): int
+    {
+        $head = $this->head;
+
+        return $head === null || $head->contentLength <= 0 ? 0 : $head->contentLength - \strlen($this->body);
+    }
+
+    /**
+     * Forgets everything buffered and parses nothing more: the connection is being closed.
+     */
+    public function discard(): void
+    {
+        $this->error ??= new HttpParseException(400, 'The connection is closing; nothing more is parsed on it.');
+        $this->buffer = '';
+        $this->pos = 0;
+        $this->head = null;
+        $this->body = '';
+        $this->continuePending = false;
+    }
+
     private function parse(): ?Request
     {
         $head = $this->head;
