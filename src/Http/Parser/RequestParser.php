@@ -169,14 +169,20 @@ final class RequestParser
     }
 
     /**
-     * Bytes of a declared body (Content-Length) still to arrive for the request being read; 0
-     * between requests and for chunked bodies, whose size is not known in advance.
+     * What the request being read will hold once complete, as far as known: the bytes buffered
+     * plus the rest of a declared body (Content-Length) still to arrive. A chunked body counts
+     * as it arrives, its size not being known in advance.
      */
-    public function expectedBodyBytes(): int
+    public function heldBytes(): int
     {
+        $buffered = \strlen($this->buffer) - $this->pos;
         $head = $this->head;
+        if ($head === null) {
+            return $buffered;
+        }
+        $body = \strlen($this->body);
 
-        return $head === null || $head->contentLength <= 0 ? 0 : $head->contentLength - \strlen($this->body);
+        return $buffered + ($head->contentLength > $body ? $head->contentLength : $body);
     }
 
     /**

@@ -44,6 +44,11 @@ final class HttpServer
     private int $served = 0;
     /** Bytes of requests received and not answered yet, over all connections. */
     private int $buffered = 0;
+    /**
+     * @internal $buffered is above ServerOptions::$maxBufferedTotal (read on every update of a
+     *           connection, so a property rather than a call)
+     */
+    public bool $overBudget = false;
     /** @var array<int, ServerConnection> connections not read from until $buffered is below the bound */
     private array $budgetWaiters = [];
     /** @var array<int, RequestTask> requests whose handler waits: their deadlines are swept */
@@ -213,21 +218,14 @@ final class HttpServer
     public function charge(int $delta): void
     {
         $this->buffered += $delta;
-        if ($delta < 0 && $this->budgetWaiters !== [] && $this->buffered <= $this->options->maxBufferedTotal) {
+        $this->overBudget = $this->buffered > $this->options->maxBufferedTotal;
+        if ($delta < 0 && $this->budgetWaiters !== [] && !$this->overBudget) {
             $waiters = $this->budgetWaiters;
             $this->budgetWaiters = [];
             foreach ($waiters as $connection) {
                 $connection->budgetFreed();
             }
         }
-    }
-
-    /**
-     * @internal
-     */
-    public function isOverBudget(): bool
-    {
-        return $this->buffered > $this->options->maxBufferedTotal;
     }
 
     /**

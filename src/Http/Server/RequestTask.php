@@ -30,12 +30,10 @@ final class RequestTask implements Runnable, Cancellation
     public bool $streamed = false;
     /** @var Deferred<null>|null settled when a streamed response may start (earlier ones are sent) */
     public ?Deferred $turn = null;
-    /** When the handler's time is up (set when it starts). */
-    public float $deadline = \INF;
-    private ?CancelledException $cancelled = null;
-    /** @var array<int, \Closure(CancelledException): void> */
+    /** Set once the handler's time ran out: its waits are cancelled with it. */
+    public ?CancelledException $timedOut = null;
+    /** @var array<int, \Closure(CancelledException): void> the handler's waits, while it waits */
     private array $subscribers = [];
-    private int $nextSubscriber = 0;
 
     public function __construct(
         public readonly ServerConnection $connection,
@@ -45,6 +43,8 @@ final class RequestTask implements Runnable, Cancellation
         public readonly string $protocolVersion,
         /** Bytes of the request as received, counted against the buffer budgets until it is answered. */
         public readonly int $bytes = 0,
+        /** When the handler's time is up (ServerOptions::$handlerTimeout after the request was read). */
+        public readonly float $deadline = \INF,
     ) {}
 
     public function run(): void
@@ -54,21 +54,20 @@ final class RequestTask implements Runnable, Cancellation
 
     public function subscribe(\Closure $callback): int
     {
-        $id = $this->nextSubscriber++;
-        if ($this->cancelled === null && $this->connection->now() >= $this->deadline) {
+        if ($this->timedOut === null && $this->connection->now() >= $this->deadline) {
             $this->cancel();
         }
-        if ($this->cancelled !== null) {
-            $callback($this->cancelled);
+        if ($this->timedOut !== null) {
+            $callback($this->timedOut);
 
-            return $id;
+            return -1;
         }
         if ($this->subscribers === []) {
             $this->connection->handlerWaits($this, true);
         }
-        $this->subscribers[$id] = $callback;
+        $this->subscribers[] = $callback;
 
-        return $id;
+        return array_key_last($this->subscribers);
     }
 
     public function unsubscribe(int $id): void
@@ -83,13 +82,13 @@ final class RequestTask implements Runnable, Cancellation
 
     public function isRequested(): bool
     {
-        return $this->cancelled !== null;
+        return $this->timedOut !== null;
     }
 
     public function throwIfRequested(): void
     {
-        if ($this->cancelled !== null) {
-            throw $this->cancelled;
+        if ($this->timedOut !== null) {
+            throw $this->timedOut;
         }
     }
 
@@ -98,7 +97,7 @@ final class RequestTask implements Runnable, Cancellation
      */
     public function cancel(): void
     {
-        if ($this->cancelled !== null) {
+        if ($this->timedOut !== null) {
             return;
         }
         $timeout = new TimeoutException(\sprintf(
@@ -106,7 +105,7 @@ final class RequestTask implements Runnable, Cancellation
             $this->request?->method() ?? '-',
             $this->request?->path() ?? '-',
         ));
-        $cancelled = $this->cancelled = new CancelledException($timeout->getMessage(), 0, $timeout);
+        $cancelled = $this->timedOut = new CancelledException($timeout->getMessage(), 0, $timeout);
         $subscribers = $this->subscribers;
         $this->subscribers = [];
         if ($subscribers !== []) {

@@ -14,6 +14,7 @@ use Nexus\Http\Status;
 use Nexus\Io\Connection;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Loop;
+use Nexus\Runtime\Scheduler;
 
 /**
  * The server side of one HTTP/1.x connection: parses requests as bytes arrive, hands each one to
@@ -46,6 +47,7 @@ final class ServerConnection
     public float $deadline = \INF;
 
     private readonly RequestParser $parser;
+    private readonly Scheduler $scheduler;
     /** @var array<int, RequestTask> requests in progress, by sequence number */
     private array $queue = [];
     private int $head = 0;
@@ -82,6 +84,7 @@ final class ServerConnection
         private readonly ServerOptions $options,
     ) {
         $this->parser = new RequestParser($options->limits);
+        $this->scheduler = $loop->scheduler();
         $connection->onData(function (string $data): void {
             $this->received($data);
         });
@@ -115,7 +118,19 @@ final class ServerConnection
         if ($this->options->allowedHosts !== null && !$this->server->allowsHost($request)) {
             $response = Response::text("Misdirected Request\n", 421);
         } else {
-            $response = $this->handle($task, $request);
+            // The handler runs under its time limit: its waits end once the task is cancelled.
+            $scheduler = $this->scheduler;
+            $scheduler->setCancellation($task);
+            try {
+                $response = $this->server->handler->handle($request);
+            } catch (\Throwable $e) {
+                $response = $this->failed($task, $e);
+            } finally {
+                $scheduler->setCancellation(null);
+            }
+            if ($task->timedOut !== null || $response->status < 200) {
+                $response = $this->refused($task, $response);
+            }
         }
         $task->response = $response;
         if ($response->producer === null || $task->head || $response->status === 204 || $response->status === 304) {
@@ -130,11 +145,12 @@ final class ServerConnection
     }
 
     /**
-     * @internal for RequestTask: the time of this loop turn
+     * @internal for RequestTask: the time now (not the turn's start: a handler may have computed
+     *           for long before it waits)
      */
     public function now(): float
     {
-        return $this->loop->now();
+        return $this->loop->clock()->now();
     }
 
     /**
@@ -250,50 +266,46 @@ final class ServerConnection
     }
 
     /**
-     * The handler's response, under its time limit: past handlerTimeout its waits are cancelled
-     * and the answer is 503, whatever the handler made of the cancellation.
+     * The answer to a handler that threw: 500, logged (unless its time ran out: see refused()).
      */
-    private function handle(RequestTask $task, Request $request): Response
+    private function failed(RequestTask $task, \Throwable $e): Response
     {
-        $scheduler = $this->loop->scheduler();
-        $task->deadline = $this->loop->now() + $this->options->handlerTimeout;
-        $scheduler->setCancellation($task);
-        try {
-            $response = $this->server->handler->handle($request);
-        } catch (\Throwable $e) {
-            if (!$task->isRequested()) {
-                $this->server->logger?->error('The request handler threw for {method} {path}: {message}', [
-                    'method' => $request->method(),
-                    'path' => $request->path(),
-                    'message' => $e->getMessage(),
-                    'exception' => $e,
-                ]);
-            }
-            $response = Response::text("Internal Server Error\n", 500);
-        } finally {
-            $scheduler->setCancellation(null);
+        if ($task->timedOut === null) {
+            \assert($task->request !== null);
+            $this->server->logger?->error('The request handler threw for {method} {path}: {message}', [
+                'method' => $task->request->method(),
+                'path' => $task->request->path(),
+                'message' => $e->getMessage(),
+                'exception' => $e,
+            ]);
         }
-        if ($task->isRequested()) {
+
+        return Response::text("Internal Server Error\n", 500);
+    }
+
+    /**
+     * What replaces a handler's answer: 503 when its time ran out (whatever it made of the
+     * cancellation), 500 for a 1xx (a client would take it as interim and wait for more).
+     */
+    private function refused(RequestTask $task, Response $response): Response
+    {
+        \assert($task->request !== null);
+        if ($task->timedOut !== null) {
             $this->server->logger?->warning('The handler of {method} {path} ran out of its {seconds} s (ServerOptions::$handlerTimeout): its waits were cancelled and the client got 503.', [
-                'method' => $request->method(),
-                'path' => $request->path(),
+                'method' => $task->request->method(),
+                'path' => $task->request->path(),
                 'seconds' => $this->options->handlerTimeout,
             ]);
 
             return Response::text("Service Unavailable\n", 503);
         }
-        if ($response->status < 200) {
-            // A 1xx would be taken as interim and leave the client waiting for a final answer.
-            $this->server->logger?->error('The request handler answered {method} {path} with {status}; only the server sends 1xx responses.', [
-                'method' => $request->method(),
-                'path' => $request->path(),
-                'status' => $response->status,
-            ]);
+        $this->server->logger?->error('The request handler answered {method} {path} with {status}; only the server sends 1xx responses.', [
+            'method' => $task->request->method(),
+            'path' => $task->request->path(),
+            'status' => $response->status,
+        ]);
 
-            return Response::text("Internal Server Error\n", 500);
-        }
-
-        return $response;
+        return Response::text("Internal Server Error\n", 500);
     }
 
     private function received(string $data): void
@@ -314,6 +326,8 @@ final class ServerConnection
         $max = $this->options->maxPipelined;
         $continue = false;
         $held = $this->parser->bufferedBytes();
+        // A handler's time limit counts from when its request was read.
+        $deadline = $this->loop->now() + $this->options->handlerTimeout;
         while (!$this->closing && $this->tail - $this->head < $max) {
             try {
                 $request = $this->parser->next();
@@ -333,7 +347,7 @@ final class ServerConnection
             $held = $left;
             $this->fresh = false;
             $keepAlive = $request->keepAlive();
-            $task = new RequestTask($this, $request, $keepAlive, $request->method() === 'HEAD', $request->protocolVersion(), $bytes);
+            $task = new RequestTask($this, $request, $keepAlive, $request->method() === 'HEAD', $request->protocolVersion(), $bytes, $deadline);
             $this->queue[$this->tail++] = $task;
             $this->inFlightBytes += $bytes;
             if (!$keepAlive) {
@@ -562,24 +576,29 @@ final class ServerConnection
         // What this connection holds: requests in the queue, bytes in the parser, and the rest of
         // a declared body, counted from its head on so that admitting it cannot overflow later.
         $parser = $this->parser;
-        $charge = $this->inFlightBytes + $parser->bufferedBytes() + $parser->expectedBodyBytes();
+        $charge = $this->inFlightBytes + $parser->heldBytes();
         if ($charge !== $this->charged) {
             $delta = $charge - $this->charged;
             $this->charged = $charge;
             $this->server->charge($delta);
         }
-        $overTotal = $this->server->isOverBudget();
-        if ($overTotal && $inFlight === 0 && !$this->closing && $parser->isReadingBody()) {
-            // Nothing of this connection is in progress that would free the budget if it waited:
-            // its body cannot be taken now.
-            $this->reject(503);
+        $server = $this->server;
+        if ($inFlight === 0) {
+            if ($charge > 0 && $server->overBudget && !$this->closing && $parser->isReadingBody()) {
+                // Nothing of this connection is in progress that would free the budget if it
+                // waited: its body cannot be taken now.
+                $this->reject(503);
 
-            return;
-        }
-        $read = $this->ended || (!$this->closing && !$this->blocked && $inFlight < $this->options->maxPipelined
-            && ($inFlight === 0 || ($charge < $this->options->maxBufferedPerConnection && !$overTotal)));
-        if (!$read && $overTotal) {
-            $this->server->waitForBudget($this);
+                return;
+            }
+            // One request is always read whole (the parser's limits bound it).
+            $read = $this->ended || (!$this->closing && !$this->blocked);
+        } else {
+            $read = $this->ended || (!$this->closing && !$this->blocked && $inFlight < $this->options->maxPipelined
+                && $charge < $this->options->maxBufferedPerConnection && !$server->overBudget);
+            if (!$read && $server->overBudget) {
+                $server->waitForBudget($this);
+            }
         }
         if ($read === $this->readPaused) {
             $this->readPaused = !$read;
@@ -591,7 +610,9 @@ final class ServerConnection
         }
         if ($this->ended) {
             $this->wait(self::WAIT_LINGER, $this->options->lingerTimeout);
-        } elseif ($this->connection->bufferedBytes() > 0) {
+        } elseif ($this->blocked) {
+            // More than the write high-water mark waits for the client (a few KiB below it are
+            // left to the idle timeout).
             $this->wait(self::WAIT_SEND, $this->options->sendTimeout);
         } elseif ($inFlight > 0) {
             // The handlers' time limits apply meanwhile.
