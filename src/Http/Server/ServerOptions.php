@@ -24,14 +24,16 @@ use Nexus\Io\ListenOptions;
  *   is not read from until earlier responses are written.
  * - lingerTimeout: after answering a bad request, how long to wait for the client to close before
  *   closing hard (the remaining input is discarded meanwhile, so the client does see the answer).
- * - handlerTimeout: how long a handler may take. Past it, every wait of the handler (a
- *   Future::await(): an actor's reply, a query) ends with a CancelledException, at once or within
- *   the server's sweep period (at most a second), and the client gets 503 whatever the handler
- *   then returns. A handler that computes without waiting cannot be interrupted (PHP has no
- *   preemption): its answer, however late, is sent.
- * - sendTimeout: how long the client may leave a response unread. When the connection has
- *   bytes to send and the client takes none of them for this long, the connection is closed and
- *   its buffers freed (a streamed response's producer gets StreamClosedException).
+ * - handlerTimeout: how long a handler may take, counted from when its request was read. Past
+ *   it, every wait of the handler (a Future::await(): an actor's reply, a query) ends with a
+ *   CancelledException, at once or within the server's sweep period (at most a second), and the
+ *   client gets 503 whatever the handler then returns. A handler that computes without waiting
+ *   cannot be interrupted (PHP has no preemption): its answer, however late, is sent. A streamed
+ *   response's producer runs after the handler and is not under this limit (sendTimeout is).
+ * - sendTimeout: how long the client may leave a response unread. When more than the write
+ *   high-water mark waits to be sent and the client takes none of it for this long, the
+ *   connection is closed and its buffers freed (a streamed response's producer gets
+ *   StreamClosedException); a client that reads, however slowly, gets another period.
  * - maxBufferedPerConnection: bytes of received requests (in progress or waiting for a handler)
  *   one connection may hold. Past it, the connection is not read from until its earlier requests
  *   are answered (TCP backpressure). A single request is always read whole, up to the limits.
