@@ -14,5 +14,5 @@ use Nexus\Http\Application;
 return static function (Application $app, ActorSystem $system): void {
     $silent = $system->spawn(Behavior::receive(static function (): void {}), 'silent');
     $app->get('/', static fn(): string => 'ok');
-    $app->get('/wait', static fn(): string => (string) $silent->ask('anything', 60.0)->await());
+    $app->get('/wait', static fn(): string => json_encode($silent->ask('anything', 60.0)->await(), \JSON_THROW_ON_ERROR));
 };
