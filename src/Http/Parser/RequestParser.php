@@ -67,6 +67,18 @@ final class RequestParser
 
     private int $pos = 0;
 
+    /** Bytes cut from the front of $buffer so far: $cut + $pos is the position in the stream. */
+    private int $cut = 0;
+
+    /** The position in the stream where the request being read began. */
+    private int $requestStart = 0;
+
+    /**
+     * Bytes on the wire of the request next() returned last: head, body and framing (read it, do
+     * not write it; a property rather than a method because the server reads it per request).
+     */
+    public int $lastRequestBytes = 0;
+
     /** Bytes after $pos already searched for the end of the head. */
     private int $scanned = 0;
 
@@ -109,6 +121,7 @@ final class RequestParser
         }
         if ($this->pos > 0) {
             $this->buffer = substr($this->buffer, $this->pos);
+            $this->cut += $this->pos;
             $this->pos = 0;
         }
         $this->buffer .= $bytes;
@@ -220,6 +233,7 @@ final class RequestParser
         $done = $head->contentLength < 0 ? $this->readChunked() : $this->readFixed($head->contentLength);
         if ($this->pos >= \strlen($this->buffer)) {
             $this->buffer = '';
+            $this->cut += $this->pos;
             $this->pos = 0;
         }
         if (!$done) {
@@ -234,6 +248,9 @@ final class RequestParser
         $this->continuePending = false;
         $body = $this->body;
         $this->body = '';
+        $end = $this->cut + $this->pos;
+        $this->lastRequestBytes = $end - $this->requestStart;
+        $this->requestStart = $end;
 
         return new Request(
             $head->method,

@@ -16,8 +16,9 @@ use Nexus\Runtime\Runnable;
  * One request on its way through the server: run by the scheduler (so the handler gets a fiber
  * only if it waits), then kept in its connection's queue until its response is written in order.
  *
- * It is also the handler's time limit: the scheduler runs the handler under it, so every
- * Future::await() of the handler subscribes here. A task with subscribers is on the server's list
+ * It is also the handler's time limit: being a Cancellation, it is what the scheduler runs it
+ * under, so every Future::await() of the handler subscribes here (a streaming producer, which
+ * runs after the handler, is not limited). A task with subscribers is on the server's list
  * of waiting handlers, whose sweep timer cancels the ones past their deadline; a handler that
  * never waits costs no timer and no list entry.
  *
@@ -32,6 +33,8 @@ final class RequestTask implements Runnable, Cancellation
     public ?Deferred $turn = null;
     /** Set once the handler's time ran out: its waits are cancelled with it. */
     public ?CancelledException $timedOut = null;
+    /** The handler has returned: what runs after it (a streaming producer) is not limited. */
+    public bool $handlerDone = false;
     /** @var array<int, \Closure(CancelledException): void> the handler's waits, while it waits */
     private array $subscribers = [];
 
@@ -54,6 +57,9 @@ final class RequestTask implements Runnable, Cancellation
 
     public function subscribe(\Closure $callback): int
     {
+        if ($this->handlerDone) {
+            return -1; // never requested: the limit was the handler's
+        }
         if ($this->timedOut === null && $this->connection->now() >= $this->deadline) {
             $this->cancel();
         }

@@ -14,7 +14,6 @@ use Nexus\Http\Status;
 use Nexus\Io\Connection;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Loop;
-use Nexus\Runtime\Scheduler;
 
 /**
  * The server side of one HTTP/1.x connection: parses requests as bytes arrive, hands each one to
@@ -47,7 +46,6 @@ final class ServerConnection
     public float $deadline = \INF;
 
     private readonly RequestParser $parser;
-    private readonly Scheduler $scheduler;
     /** @var array<int, RequestTask> requests in progress, by sequence number */
     private array $queue = [];
     private int $head = 0;
@@ -84,7 +82,6 @@ final class ServerConnection
         private readonly ServerOptions $options,
     ) {
         $this->parser = new RequestParser($options->limits);
-        $this->scheduler = $loop->scheduler();
         $connection->onData(function (string $data): void {
             $this->received($data);
         });
@@ -118,16 +115,14 @@ final class ServerConnection
         if ($this->options->allowedHosts !== null && !$this->server->allowsHost($request)) {
             $response = Response::text("Misdirected Request\n", 421);
         } else {
-            // The handler runs under its time limit: its waits end once the task is cancelled.
-            $scheduler = $this->scheduler;
-            $scheduler->setCancellation($task);
+            // The handler runs under its time limit: the task is a Cancellation, so the scheduler
+            // runs it under itself, and its waits end once it is cancelled.
             try {
                 $response = $this->server->handler->handle($request);
             } catch (\Throwable $e) {
                 $response = $this->failed($task, $e);
-            } finally {
-                $scheduler->setCancellation(null);
             }
+            $task->handlerDone = true; // a streaming producer is not under the limit
             if ($task->timedOut !== null || $response->status < 200) {
                 $response = $this->refused($task, $response);
             }
@@ -325,7 +320,6 @@ final class ServerConnection
     {
         $max = $this->options->maxPipelined;
         $continue = false;
-        $held = $this->parser->bufferedBytes();
         // A handler's time limit counts from when its request was read.
         $deadline = $this->loop->now() + $this->options->handlerTimeout;
         while (!$this->closing && $this->tail - $this->head < $max) {
@@ -341,10 +335,7 @@ final class ServerConnection
 
                 break;
             }
-            // What left the parser is this request's size on the wire (for chunked: decoded).
-            $left = $this->parser->bufferedBytes();
-            $bytes = $held - $left;
-            $held = $left;
+            $bytes = $this->parser->lastRequestBytes;
             $this->fresh = false;
             $keepAlive = $request->keepAlive();
             $task = new RequestTask($this, $request, $keepAlive, $request->method() === 'HEAD', $request->protocolVersion(), $bytes, $deadline);
