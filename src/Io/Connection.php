@@ -25,8 +25,9 @@ use Nexus\Runtime\Loop;
  * high-water mark is pending (slow down), and onDrain() callbacks run when the buffer has emptied
  * after that. The pending bytes are sent from an offset into the buffer, at most WRITE_SLICE per
  * system call, and the sent part is cut off only once it is at least half of the buffer: sending
- * costs time in proportion to the bytes, however slowly the peer reads. end() half-closes the write side after the buffer is flushed; the read side stays
- * open. close() closes at once and drops pending writes.
+ * costs time in proportion to the bytes, however slowly the peer reads. end() half-closes the
+ * write side after the buffer is flushed; the read side stays open. close() closes at once and
+ * drops pending writes.
  *
  * onClose() callbacks run exactly once, with the reason when the connection broke (null for a
  * normal close).

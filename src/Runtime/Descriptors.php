@@ -16,8 +16,8 @@ namespace Nexus\Runtime;
  *   it names the descriptor when it is past the limit.
  * - numberFrom(): a socket's number when it is at or above a given one. On Linux one readlink()
  *   of /proc/self/fd/N (~3 µs) settles it while the process holds no descriptor numbered N; at
- *   the limit the number is found by matching the socket's inode against the links from N upward
- *   (one readlink() each).
+ *   the limit the number is found by matching the socket's inode against the links from N up to
+ *   FD_SETSIZE (one readlink() each, so at most the reserve), and past FD_SETSIZE by the poll.
  */
 final class Descriptors
 {
@@ -70,30 +70,30 @@ final class Descriptors
     public static function numberFrom(mixed $stream, int $limit): ?int
     {
         self::$procFd ??= is_dir('/proc/self/fd');
-        if (!self::$procFd) {
-            $error = self::pollError($stream);
-
-            return $error !== null && preg_match('/^descriptor (\d+)$/', $error, $m) === 1 ? (int) $m[1] : null;
-        }
-        // The kernel gives a new descriptor the lowest free number: while $limit is free, every
-        // descriptor open is below it.
-        $link = @readlink("/proc/self/fd/{$limit}");
-        if ($link === false) {
-            return null;
-        }
-        $stat = @fstat($stream);
-        if ($stat === false) {
-            return null;
-        }
-        $target = "socket:[{$stat['ino']}]";
-        // The numbers from $limit up to this socket's were all taken when it was opened, so the
-        // search ends at the socket, or at the first free number when the socket is below $limit.
-        for ($number = $limit; $link !== false; $link = @readlink('/proc/self/fd/' . ++$number)) {
-            if ($link === $target) {
-                return $number;
+        if (self::$procFd && $limit < self::FD_SETSIZE) {
+            // The kernel gives a new descriptor the lowest free number: while $limit is free,
+            // every descriptor open is below it.
+            if (@readlink("/proc/self/fd/{$limit}") === false) {
+                return null;
             }
+            $stat = @fstat($stream);
+            $target = $stat === false ? '' : "socket:[{$stat['ino']}]";
+            // The numbers from $limit up to this socket's were all taken when it was opened, so
+            // the search ends at the socket, or at the first free number when it is below $limit.
+            for ($number = $limit; $number < self::FD_SETSIZE; ++$number) {
+                $link = @readlink("/proc/self/fd/{$number}");
+                if ($link === $target) {
+                    return $number;
+                }
+                if ($link === false) {
+                    return null;
+                }
+            }
+            // Every number up to FD_SETSIZE is taken and none is this socket's: it is below
+            // $limit, or past FD_SETSIZE, which the poll below tells.
         }
+        $error = self::pollError($stream);
 
-        return null;
+        return $error !== null && preg_match('/^descriptor (\d+)$/', $error, $m) === 1 ? (int) $m[1] : null;
     }
 }
