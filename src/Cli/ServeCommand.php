@@ -21,7 +21,8 @@ use Nexus\Worker\Workers;
 use Psr\Log\LogLevel;
 
 /**
- * `nexus serve [APP_FILE] --host=127.0.0.1 --port=8080 --workers=N [--no-jit]`
+ * `nexus serve [APP_FILE] --host=127.0.0.1 --port=8080 --workers=N [--no-jit] [--handler-timeout=S]
+ * [--allowed-hosts=a.example,b.example]`
  *
  * Serves an application over HTTP/1.1 until SIGINT or SIGTERM, then stops gracefully: no new
  * connections, requests in flight finish (10 s at most), then the actor system shuts down.
@@ -65,6 +66,7 @@ final class ServeCommand implements Command, HasUsage
         $configure = $options->appFile === null
             ? DemoApp::configure(...)
             : AppFile::load($options->appFile);
+        $serverOptions = new ServerOptions(handlerTimeout: $options->handlerTimeout, allowedHosts: $options->allowedHosts);
         $poolOptions = new PoolOptions(
             workers: $options->workers,
             host: $options->host,
@@ -74,7 +76,7 @@ final class ServeCommand implements Command, HasUsage
             maxMemory: $options->maxMemory,
         );
         if ($poolOptions->workerCount() > 1) {
-            return $this->runPool($options, $poolOptions, $configure, $stdout, $stderr);
+            return $this->runPool($options, $poolOptions, $serverOptions, $configure, $stdout, $stderr);
         }
 
         $loop = new Loop();
@@ -83,7 +85,7 @@ final class ServeCommand implements Command, HasUsage
         $system = new ActorSystem('nexus', $logger, $loop);
         $app = new Application($system, logger: $logger);
         $configure($app, $system, Workers::single($system));
-        $server = new HttpServer($loop, $app->handler(), new ServerOptions(), $logger);
+        $server = new HttpServer($loop, $app->handler(), $serverOptions, $logger);
         try {
             $server->listen("tcp://{$options->host}:{$options->port}", new ListenOptions(tcpNoDelay: true));
         } catch (ListenException $e) {
@@ -125,10 +127,10 @@ final class ServeCommand implements Command, HasUsage
      * @param resource $stdout
      * @param resource $stderr
      */
-    private function runPool(ServeOptions $options, PoolOptions $poolOptions, \Closure $configure, mixed $stdout, mixed $stderr): int
+    private function runPool(ServeOptions $options, PoolOptions $poolOptions, ServerOptions $serverOptions, \Closure $configure, mixed $stdout, mixed $stderr): int
     {
         // The master logs the pool's life (workers started, replaced, recycled) at info level.
-        $pool = new WorkerPool(new HttpWorker($configure, new ServerOptions(), new StderrLogger()), $poolOptions, new StderrLogger(LogLevel::INFO));
+        $pool = new WorkerPool(new HttpWorker($configure, $serverOptions, new StderrLogger()), $poolOptions, new StderrLogger(LogLevel::INFO));
         try {
             $pool->open();
         } catch (PoolStartException $e) {
@@ -154,7 +156,8 @@ final class ServeCommand implements Command, HasUsage
     {
         return <<<'TXT'
             Usage: nexus serve [APP_FILE] [--host=127.0.0.1] [--port=8080] [--workers=N] [--no-jit]
-                               [--max-requests=N] [--max-memory=MB]
+                               [--max-requests=N] [--max-memory=MB] [--handler-timeout=S]
+                               [--allowed-hosts=HOST,HOST]
 
               APP_FILE        a PHP file returning
                               fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers): void
@@ -165,6 +168,14 @@ final class ServeCommand implements Command, HasUsage
                               process supervises them and restarts any that die
               --max-requests  recycle a worker after this many requests (default 0: never)
               --max-memory    recycle a worker above this many MiB of memory (default 0: never)
+              --handler-timeout
+                              seconds a request's handler may take, from when the request was
+                              read (default 30); past it its waits are cancelled and the client
+                              gets 503
+              --allowed-hosts
+                              the only host names requests may name in their Host header (the
+                              port aside), separated by commas; any other gets 421 Misdirected
+                              Request (default: every host)
               --no-jit        do not restart PHP with OPcache and the tracing JIT
 
             SIGINT or SIGTERM stops the server gracefully; SIGHUP reloads the workers one at a time

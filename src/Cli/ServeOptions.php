@@ -18,6 +18,9 @@ final class ServeOptions
         public readonly int $workers,
         public readonly int $maxRequests,
         public readonly int $maxMemory,
+        public readonly float $handlerTimeout,
+        /** @var list<string>|null */
+        public readonly ?array $allowedHosts,
     ) {}
 
     /**
@@ -33,6 +36,8 @@ final class ServeOptions
         $workers = 0;
         $maxRequests = 0;
         $maxMemory = 0;
+        $handlerTimeout = 30.0;
+        $allowedHosts = null;
         foreach ($args as $arg) {
             if ($arg === '--help' || $arg === '-h') {
                 $help = true;
@@ -55,6 +60,21 @@ final class ServeOptions
                 $maxRequests = self::number($arg, 0, \PHP_INT_MAX);
             } elseif (str_starts_with($arg, '--max-memory=')) {
                 $maxMemory = self::number($arg, 0, 1 << 40) * 1024 * 1024;
+            } elseif (str_starts_with($arg, '--handler-timeout=')) {
+                $value = substr($arg, 18);
+                if (!is_numeric($value) || (float) $value <= 0.0 || (float) $value > 86_400.0) {
+                    throw new UsageException("--handler-timeout must be a number of seconds above 0 and at most 86400 (e.g. 30 or 2.5), got '{$value}'.");
+                }
+                $handlerTimeout = (float) $value;
+            } elseif (str_starts_with($arg, '--allowed-hosts=')) {
+                $allowedHosts = [];
+                foreach (explode(',', substr($arg, 16)) as $name) {
+                    $name = strtolower(trim($name));
+                    if ($name === '' || preg_match('/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/', $name) !== 1) {
+                        throw new UsageException("--allowed-hosts takes host names separated by commas, without scheme or port (a.example,b.example), got '{$name}'.");
+                    }
+                    $allowedHosts[] = $name;
+                }
             } elseif (str_starts_with($arg, '-')) {
                 throw new UsageException("Unknown option '{$arg}'. See: nexus serve --help");
             } elseif ($appFile === null) {
@@ -64,7 +84,7 @@ final class ServeOptions
             }
         }
 
-        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory);
+        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts);
     }
 
     private static function number(string $arg, int $min, int $max): int

@@ -23,8 +23,11 @@ use Nexus\Runtime\Loop;
  * Writing is buffered: write() tries to send at once and keeps what the kernel did not take,
  * watching for writability only while bytes are pending. It returns false once more than the
  * high-water mark is pending (slow down), and onDrain() callbacks run when the buffer has emptied
- * after that. end() half-closes the write side after the buffer is flushed; the read side stays
- * open. close() closes at once and drops pending writes.
+ * after that. The pending bytes are sent from an offset into the buffer, at most WRITE_SLICE per
+ * system call, and the sent part is cut off only once it is at least half of the buffer: sending
+ * costs time in proportion to the bytes, however slowly the peer reads. end() half-closes the
+ * write side after the buffer is flushed; the read side stays open. close() closes at once and
+ * drops pending writes.
  *
  * onClose() callbacks run exactly once, with the reason when the connection broke (null for a
  * normal close).
@@ -33,12 +36,18 @@ final class Connection
 {
     public const DEFAULT_HIGH_WATER_MARK = 65_536;
     private const CHUNK_SIZE = 65_536;
+    /** Most bytes handed to one fwrite() of pending data (a copy of at most this much per call). */
+    private const WRITE_SLICE = 65_536;
 
     /** @var resource */
     private readonly mixed $stream;
     private ?int $readWatcher = null;
     private ?int $writeWatcher = null;
+    /** Bytes to send: those before $sent were sent already. */
     private string $buffer = '';
+    private int $sent = 0;
+    /** Bytes the kernel has taken over the connection's life. */
+    private int $sentTotal = 0;
     private bool $paused = false;
     private bool $readEnded = false;
     private bool $ending = false;
@@ -195,7 +204,7 @@ final class Connection
         } else {
             $this->buffer .= $data;
         }
-        if (\strlen($this->buffer) > $this->highWaterMark) {
+        if (\strlen($this->buffer) - $this->sent > $this->highWaterMark) {
             $this->aboveMark = true;
 
             return false;
@@ -252,7 +261,28 @@ final class Connection
      */
     public function bufferedBytes(): int
     {
-        return \strlen($this->buffer);
+        return \strlen($this->buffer) - $this->sent;
+    }
+
+    /**
+     * Bytes the kernel has taken for sending since the connection was made: it grows while the
+     * peer reads, so a caller can tell a slow reader from one that stopped (see flushPending()).
+     */
+    public function sentBytes(): int
+    {
+        return $this->sentTotal;
+    }
+
+    /**
+     * Hands the kernel what it takes of the pending bytes now, without waiting for the stream to
+     * be reported writable: the kernel reports a socket writable only once a good part of its
+     * send buffer is free, so a peer that reads slowly may otherwise show no progress for long.
+     */
+    public function flushPending(): void
+    {
+        if (!$this->closed && $this->buffer !== '') {
+            $this->flush();
+        }
     }
 
     /**
@@ -356,18 +386,35 @@ final class Connection
 
     private function flush(): void
     {
-        $written = @fwrite($this->stream, $this->buffer);
-        if ($written === false) {
-            $this->closeWith(new ConnectionLostException('Writing to the connection failed: ' . self::lastError()));
+        do {
+            $pending = \strlen($this->buffer) - $this->sent;
+            // The common case, a whole small buffer, is sent as it is; otherwise a slice from the
+            // offset, so that a large buffer is never copied whole for a partial write.
+            $slice = $this->sent === 0 && $pending <= self::WRITE_SLICE
+                ? $this->buffer
+                : substr($this->buffer, $this->sent, self::WRITE_SLICE);
+            $written = @fwrite($this->stream, $slice);
+            if ($written === false) {
+                $this->closeWith(new ConnectionLostException('Writing to the connection failed: ' . self::lastError()));
 
-            return;
-        }
-        if ($written === \strlen($this->buffer)) {
-            $this->buffer = '';
-        } elseif ($written > 0) {
-            $this->buffer = substr($this->buffer, $written);
-        }
+                return;
+            }
+            $this->sentTotal += $written;
+            if ($written === $pending) {
+                $this->buffer = '';
+                $this->sent = 0;
+
+                break;
+            }
+            $this->sent += $written;
+        } while ($written === \strlen($slice)); // the kernel took the whole slice: it may take more
         if ($this->buffer !== '') {
+            if ($this->sent >= \strlen($this->buffer) >> 1) {
+                // Cut off the sent part once it is the larger half: each cut copies no more than
+                // was sent since the last one.
+                $this->buffer = substr($this->buffer, $this->sent);
+                $this->sent = 0;
+            }
             // A handler made per registration, not kept in a property: only the loop refers to
             // it, so a closed connection is no cycle and reference counting frees it.
             $this->writeWatcher ??= $this->loop->onWritable($this->stream, $this->flush(...));
@@ -437,6 +484,7 @@ final class Connection
             $this->writeWatcher = null;
         }
         $this->buffer = '';
+        $this->sent = 0;
         fclose($this->stream);
         $read = $this->pendingRead;
         $this->pendingRead = null;

@@ -5,13 +5,16 @@ declare(strict_types=1);
 namespace Nexus\Io;
 
 use Nexus\Io\Exception\ConnectException;
+use Nexus\Runtime\Descriptors;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 
 /**
  * Opens outgoing connections without blocking the loop.
  *
- * Give IP addresses: a host name would be resolved by the operating system, which blocks.
+ * Give IP addresses: a host name would be resolved by the operating system, which blocks. A socket
+ * whose descriptor the loop cannot watch (1024 or more) fails the connect at once instead of
+ * entering the loop.
  */
 final class Connector
 {
@@ -39,6 +42,12 @@ final class Connector
             $reason = $errstr !== '' ? $errstr : (error_get_last()['message'] ?? 'unknown error');
 
             return Future::rejected($loop, new ConnectException("Could not connect to {$address}: {$reason}; is a server listening there?"));
+        }
+        $unpollable = Descriptors::pollError($stream);
+        if ($unpollable !== null) {
+            fclose($stream);
+
+            return Future::rejected($loop, new ConnectException("Could not connect to {$address}: the new socket got {$unpollable}, which the loop cannot watch (stream_select() takes descriptors below " . Descriptors::FD_SETSIZE . '); hold fewer descriptors in this process or spread the work over more workers.'));
         }
         stream_set_blocking($stream, false);
 

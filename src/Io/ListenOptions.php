@@ -18,7 +18,11 @@ namespace Nexus\Io;
  *   rest of the loop.
  * - writeHighWaterMark: see Connection::write().
  * - acceptBackoff: seconds to stop accepting when the process or system is out of file
- *   descriptors (EMFILE, ENFILE) or socket memory; the clients wait in the backlog meanwhile.
+ *   descriptors (EMFILE, ENFILE) or socket memory, or a connection was refused for its descriptor
+ *   number; the clients wait in the backlog meanwhile.
+ * - reservedDescriptors: the top descriptors below FD_SETSIZE (1024) that accepted connections
+ *   never take, left for sockets opened later (a database connection, a link to another worker,
+ *   a log file). A connection that gets one, or a higher one, is closed at once (see Listener).
  */
 final readonly class ListenOptions
 {
@@ -32,6 +36,7 @@ final readonly class ListenOptions
         public int $acceptBatch = 64,
         public int $writeHighWaterMark = Connection::DEFAULT_HIGH_WATER_MARK,
         public float $acceptBackoff = 0.1,
+        public int $reservedDescriptors = 32,
     ) {
         if ($backlog < 1) {
             throw new \InvalidArgumentException("The listen backlog must be at least 1, got {$backlog}.");
@@ -48,6 +53,9 @@ final readonly class ListenOptions
         }
         if (!($acceptBackoff > 0.0) || is_infinite($acceptBackoff)) {
             throw new \InvalidArgumentException("acceptBackoff must be a finite number of seconds above zero, got {$acceptBackoff}.");
+        }
+        if ($reservedDescriptors < 0 || $reservedDescriptors > 512) {
+            throw new \InvalidArgumentException("reservedDescriptors must be between 0 and 512 (of the 1024 descriptors stream_select() can watch), got {$reservedDescriptors}.");
         }
         if ($writeHighWaterMark < 1) {
             throw new \InvalidArgumentException("writeHighWaterMark must be at least 1 byte, got {$writeHighWaterMark}.");

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Io;
 
 use Nexus\Io\Exception\ListenException;
+use Nexus\Runtime\Descriptors;
 use Nexus\Runtime\Loop;
 use Psr\Log\LoggerInterface;
 
@@ -16,10 +17,18 @@ use Psr\Log\LoggerInterface;
  * the kernel keeps the newcomers in its backlog meanwhile, so clients wait rather than being
  * refused. close() stops listening; connections already accepted stay open.
  *
- * When accept() fails for want of file descriptors (EMFILE, ENFILE) or socket memory, it stops
- * accepting for ListenOptions::$acceptBackoff seconds instead of retrying on every loop turn (the
- * listening socket stays readable, so that would spin), logs a warning once per such episode, and
- * tries again; the connections it has keep being served.
+ * Every descriptor of the process counts against stream_select()'s limit, not only this
+ * listener's connections: an accepted connection whose descriptor is at or above
+ * FD_SETSIZE - ListenOptions::$reservedDescriptors (992 by default) is closed at once, before the
+ * loop ever watches it, so that the loop keeps polling and the top descriptors stay free for
+ * sockets opened later (a database connection, a link to another worker). Checking costs one
+ * readlink() of /proc/self/fd per accept (Runtime\Descriptors).
+ *
+ * When accept() fails for want of file descriptors (EMFILE, ENFILE) or socket memory, or a
+ * connection was refused for its descriptor, it stops accepting for ListenOptions::$acceptBackoff
+ * seconds instead of retrying on every loop turn (the listening socket stays readable, so that
+ * would spin), logs a warning once per such episode, and tries again; the connections it has keep
+ * being served, and the clients waiting meanwhile stay in the kernel's backlog.
  */
 final class Listener
 {
@@ -181,11 +190,22 @@ final class Listener
             $stream = @stream_socket_accept($this->server, 0);
             if ($stream === false) {
                 if (self::outOfResources()) {
-                    $this->backOff();
+                    $this->backOff(self::acceptError(), 'Raise the descriptor limit (ulimit -n) or lower maxConnections.');
 
                     return;
                 }
                 break;
+            }
+            $limit = Descriptors::FD_SETSIZE - $this->options->reservedDescriptors;
+            $number = Descriptors::numberFrom($stream, $limit);
+            if ($number !== null) {
+                fclose($stream);
+                $this->backOff(
+                    "a connection got descriptor {$number}, and the loop takes none numbered {$limit} or more (stream_select() watches descriptors below " . Descriptors::FD_SETSIZE . ", {$this->options->reservedDescriptors} kept for other sockets); it was closed",
+                    'Every descriptor of the process counts: lower maxConnections, hold fewer other descriptors, or run more workers.',
+                );
+
+                return;
             }
             if ($this->exhausted) {
                 $this->exhausted = false;
@@ -217,14 +237,15 @@ final class Listener
         $this->updateWatcher();
     }
 
-    private function backOff(): void
+    private function backOff(string $reason, string $advice): void
     {
         if (!$this->exhausted) {
             $this->exhausted = true;
-            $this->logger?->warning('Cannot accept connections on {address}: {reason}. Accepting pauses for {seconds} s at a time until it works again; open connections are still served. Raise the descriptor limit (ulimit -n) or lower maxConnections.', [
+            $this->logger?->warning('Cannot accept connections on {address}: {reason}. Accepting pauses for {seconds} s at a time until it works again; open connections are still served. {advice}', [
                 'address' => $this->address,
-                'reason' => self::acceptError(),
+                'reason' => $reason,
                 'seconds' => $this->options->acceptBackoff,
+                'advice' => $advice,
                 'connections' => \count($this->open),
             ]);
         }

@@ -50,6 +50,9 @@ final class Loop
     /** @var array{resource, resource}|null */
     private ?array $wakePipe = null;
     private float $spin = 0.0;
+    /** Polls in a row that failed with no stream to blame (see pollFailed()). */
+    private int $unexplainedPollFailures = 0;
+    private float $pollFailureReportedAt = -\INF;
     /** PHP's own collection threshold: below it an idle loop does not collect. */
     private const IDLE_GC_ROOTS = 10_000;
     /** With collectCyclesInBatches(): collect at once above this many possible roots (0: off). */
@@ -586,6 +589,8 @@ final class Loop
             if (!str_contains($message, 'Interrupted system call')) {
                 $this->pollFailed($message);
             }
+        } else {
+            $this->unexplainedPollFailures = 0;
         }
 
         return $ready;
@@ -596,46 +601,47 @@ final class Loop
      * FD_SETSIZE (1024), which stream_select() refuses for the whole set. Instead of failing every
      * turn (a loop spinning at full CPU and serving nothing), the watchers of the streams it cannot
      * watch are removed and the failure is reported; the other streams are served on. Their owners
-     * see no more readiness and end through their own timeouts.
+     * see no more readiness and end through their own timeouts. A failure no stream can be blamed
+     * for is reported the first time and then once a second (with the count), and the loop waits
+     * 1 ms after it, doubling up to 100 ms while it lasts, so that it never spins.
      */
     private function pollFailed(string $message): void
     {
         $culprits = [];
         foreach ([$this->readStreams, $this->writeStreams] as $streams) {
             foreach ($streams as $id => $stream) {
-                if (!\is_resource($stream)) {
-                    $culprits[$id] = 'a closed stream';
-
-                    continue;
-                }
-                $probe = [$stream];
-                $none = null;
-                error_clear_last();
-                if (@stream_select($probe, $none, $none, 0) === false) {
-                    $culprits[$id] = preg_match('/numbered at least as high as (\d+)/', error_get_last()['message'] ?? '', $m) === 1
-                        ? "descriptor {$m[1]}"
-                        : 'a stream that cannot be polled';
+                $error = Descriptors::pollError($stream);
+                if ($error !== null) {
+                    $culprits[$id] = $error;
                 }
             }
         }
         foreach (array_keys($culprits) as $id) {
             $this->cancel($id);
         }
-        if ($culprits === []) {
-            // Nothing to remove: do not fail again at full speed.
-            usleep(1000);
+        $reason = trim(strtok($message, "\n") ?: 'no reason given');
+        if ($culprits !== []) {
+            $this->reportError(new PollFailedException(\sprintf(
+                'stream_select() failed (%s); stopped watching %d stream(s) it cannot poll (%s). Keep descriptors below 1024: fewer connections per worker (ListenOptions::$maxConnections), more workers.',
+                $reason,
+                \count($culprits),
+                implode(', ', \array_slice(array_unique($culprits), 0, 5)),
+            )));
+
+            return;
         }
-        $this->reportError(new PollFailedException(\sprintf(
-            'stream_select() failed (%s); %s',
-            trim(strtok($message, "\n") ?: 'no reason given'),
-            $culprits === []
-                ? 'no watched stream could be blamed.'
-                : \sprintf(
-                    'stopped watching %d stream(s) it cannot poll (%s). Keep descriptors below 1024: fewer connections per worker (ListenOptions::$maxConnections), more workers.',
-                    \count($culprits),
-                    implode(', ', \array_slice(array_unique($culprits), 0, 5)),
-                ),
-        )));
+        // Nothing to remove: do not fail again at full speed.
+        ++$this->unexplainedPollFailures;
+        usleep(min(100_000, 1000 << min(7, $this->unexplainedPollFailures - 1)));
+        $now = $this->clock->now();
+        if ($this->unexplainedPollFailures === 1 || $now - $this->pollFailureReportedAt >= 1.0) {
+            $this->pollFailureReportedAt = $now;
+            $this->reportError(new PollFailedException(\sprintf(
+                'stream_select() failed (%s); no watched stream could be blamed (%d failure(s) in a row). The loop retries with a growing pause.',
+                $reason,
+                $this->unexplainedPollFailures,
+            )));
+        }
     }
 
     private function installSignal(int $signo): void

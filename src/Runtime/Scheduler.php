@@ -15,9 +15,11 @@ namespace Nexus\Runtime;
  * for reuse; one that finishes its wait beyond that ends, so a burst of waiting handlers does not
  * keep its fibers' memory for ever.
  *
- * A runnable may run under a Cancellation (setCancellation(), an HTTP handler's time limit): every
- * Future::await() in it ends with the CancelledException once that is requested. It is kept
- * across the runnable's waits, like the current actor.
+ * A runnable may run under a Cancellation: every Future::await() in it ends with the
+ * CancelledException once that is requested. A runnable that is itself a Cancellation (an HTTP
+ * request under its handler's time limit) runs under itself, which costs it nothing until it
+ * waits; any runnable can also set one (setCancellation()). It is kept across the runnable's
+ * waits, like the current actor.
  */
 final class Scheduler
 {
@@ -76,11 +78,22 @@ final class Scheduler
     }
 
     /**
-     * The cancellation the running task is under, if any (see setCancellation()).
+     * The cancellation the running task is under, if any: the one set with setCancellation(), or
+     * else the runnable being run when it is a Cancellation itself.
      */
     public function cancellation(): ?Cancellation
     {
-        return $this->cancellation;
+        if ($this->cancellation !== null) {
+            return $this->cancellation;
+        }
+        if ($this->dispatcher !== null && $this->dispatcher === \Fiber::getCurrent()) {
+            // While this fiber drains the queue, the runnable it runs is the last one it took.
+            $running = $this->batch[$this->position - 1] ?? null;
+
+            return $running instanceof Cancellation ? $running : null;
+        }
+
+        return null;
     }
 
     /**
@@ -119,6 +132,7 @@ final class Scheduler
                 $this->dispatcher = null;
             }
             $this->current = null;
+            $this->cancellation = null;
 
             throw $e;
         }
@@ -135,7 +149,7 @@ final class Scheduler
             throw new \LogicException('suspend() needs a fiber: it was called from top-level code.');
         }
         $current = $this->current;
-        $cancellation = $this->cancellation;
+        $cancellation = $this->cancellation();
         $this->cancellation = null;
         if ($fiber === $this->dispatcher) {
             $this->dispatcher = null;
@@ -176,6 +190,11 @@ final class Scheduler
                     $this->idle[] = $self;
                     break;
                 }
+            }
+            if ($this->position >= $this->batchSize && $this->batch !== []) {
+                // A drained batch lets go of its runnables (requests, their bodies and answers)
+                // instead of keeping them until the next batch replaces it.
+                $this->batch = [];
             }
             $this->current = null;
             \Fiber::suspend();

@@ -28,6 +28,12 @@ final class RequestParser
 
     private const HEX = '0123456789abcdefABCDEF';
 
+    private const HEX_VALUES = [
+        '0' => 0, '1' => 1, '2' => 2, '3' => 3, '4' => 4, '5' => 5, '6' => 6, '7' => 7, '8' => 8, '9' => 9,
+        'a' => 10, 'b' => 11, 'c' => 12, 'd' => 13, 'e' => 14, 'f' => 15,
+        'A' => 10, 'B' => 11, 'C' => 12, 'D' => 13, 'E' => 14, 'F' => 15,
+    ];
+
     /** Control characters forbidden in a head; CR and LF are checked for pairing separately. */
     private const CTL = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0B\x0C\x0E\x0F"
         . "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1A\x1B\x1C\x1D\x1E\x1F\x7F";
@@ -60,6 +66,18 @@ final class RequestParser
     private string $buffer = '';
 
     private int $pos = 0;
+
+    /** Bytes cut from the front of $buffer so far: $cut + $pos is the position in the stream. */
+    private int $cut = 0;
+
+    /** The position in the stream where the request being read began. */
+    private int $requestStart = 0;
+
+    /**
+     * Bytes on the wire of the request next() returned last: head, body and framing (read it, do
+     * not write it; a property rather than a method because the server reads it per request).
+     */
+    public int $lastRequestBytes = 0;
 
     /** Bytes after $pos already searched for the end of the head. */
     private int $scanned = 0;
@@ -103,6 +121,7 @@ final class RequestParser
         }
         if ($this->pos > 0) {
             $this->buffer = substr($this->buffer, $this->pos);
+            $this->cut += $this->pos;
             $this->pos = 0;
         }
         $this->buffer .= $bytes;
@@ -162,6 +181,36 @@ final class RequestParser
         return \strlen($this->buffer) - $this->pos + \strlen($this->body);
     }
 
+    /**
+     * What the request being read will hold once complete, as far as known: the bytes buffered
+     * plus the rest of a declared body (Content-Length) still to arrive. A chunked body counts
+     * as it arrives, its size not being known in advance.
+     */
+    public function heldBytes(): int
+    {
+        $buffered = \strlen($this->buffer) - $this->pos;
+        $head = $this->head;
+        if ($head === null) {
+            return $buffered;
+        }
+        $body = \strlen($this->body);
+
+        return $buffered + ($head->contentLength > $body ? $head->contentLength : $body);
+    }
+
+    /**
+     * Forgets everything buffered and parses nothing more: the connection is being closed.
+     */
+    public function discard(): void
+    {
+        $this->error ??= new HttpParseException(400, 'The connection is closing; nothing more is parsed on it.');
+        $this->buffer = '';
+        $this->pos = 0;
+        $this->head = null;
+        $this->body = '';
+        $this->continuePending = false;
+    }
+
     private function parse(): ?Request
     {
         $head = $this->head;
@@ -184,6 +233,7 @@ final class RequestParser
         $done = $head->contentLength < 0 ? $this->readChunked() : $this->readFixed($head->contentLength);
         if ($this->pos >= \strlen($this->buffer)) {
             $this->buffer = '';
+            $this->cut += $this->pos;
             $this->pos = 0;
         }
         if (!$done) {
@@ -198,6 +248,9 @@ final class RequestParser
         $this->continuePending = false;
         $body = $this->body;
         $this->body = '';
+        $end = $this->cut + $this->pos;
+        $this->lastRequestBytes = $end - $this->requestStart;
+        $this->requestStart = $end;
 
         return new Request(
             $head->method,
@@ -549,6 +602,38 @@ final class RequestParser
             while (true) {
                 switch ($this->chunkState) {
                     case ChunkState::Size:
+                        // Whole chunks without extensions ("HEX CRLF data CRLF"), the usual shape,
+                        // are decoded here with a few calls each; anything else (an extension,
+                        // a chunk not complete yet, the last chunk) takes the steps below.
+                        $max = $limits->maxBodyBytes;
+                        while ($pos + 5 <= $length) {
+                            $size = self::HEX_VALUES[$buf[$pos]] ?? -1;
+                            if ($size >= 0 && $buf[$pos + 1] === "\r") {
+                                $eol = $pos + 1; // one hex digit
+                            } else {
+                                $digits = strspn($buf, self::HEX, $pos, 16);
+                                $eol = $pos + $digits;
+                                if ($digits === 0 || $digits === 16 || ($buf[$eol] ?? '') !== "\r") {
+                                    break;
+                                }
+                                $size = (int) hexdec(substr($buf, $pos, $digits));
+                            }
+                            if (($buf[$eol + 1] ?? '') !== "\n") {
+                                break;
+                            }
+                            $end = $eol + 2 + $size;
+                            if ($size === 0 || $end + 2 > $length) {
+                                break;
+                            }
+                            if (\strlen($this->body) + $size > $max) {
+                                throw $this->chunkedBodyTooLarge();
+                            }
+                            if ($buf[$end] !== "\r" || $buf[$end + 1] !== "\n") {
+                                throw $this->missingChunkCrlf();
+                            }
+                            $this->body .= $size === 1 ? $buf[$eol + 2] : substr($buf, $eol + 2, $size);
+                            $pos = $end + 2;
+                        }
                         $eol = strpos($buf, "\r\n", $pos);
                         if ($eol === false) {
                             if ($length - $pos > $limits->maxChunkLineLength) {
@@ -571,10 +656,7 @@ final class RequestParser
                             break;
                         }
                         if (\strlen($this->body) + $size > $limits->maxBodyBytes) {
-                            throw new HttpParseException(413, \sprintf(
-                                'Chunked body exceeds the %d byte body limit; send a smaller body or raise ParserLimits::$maxBodyBytes.',
-                                $limits->maxBodyBytes,
-                            ));
+                            throw $this->chunkedBodyTooLarge();
                         }
                         $this->chunkRemaining = $size;
                         $this->chunkState = ChunkState::Data;
@@ -723,6 +805,14 @@ final class RequestParser
         return new HttpParseException(400, \sprintf(
             'Chunk size line (with extensions) exceeds %d bytes; drop chunk extensions or raise ParserLimits::$maxChunkLineLength.',
             $this->limits->maxChunkLineLength,
+        ));
+    }
+
+    private function chunkedBodyTooLarge(): HttpParseException
+    {
+        return new HttpParseException(413, \sprintf(
+            'Chunked body exceeds the %d byte body limit; send a smaller body or raise ParserLimits::$maxBodyBytes.',
+            $this->limits->maxBodyBytes,
         ));
     }
 

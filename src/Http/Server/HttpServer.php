@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Http\Server;
 
 use Nexus\Http\HttpDate;
+use Nexus\Http\Request;
 use Nexus\Http\RequestHandler;
 use Nexus\Http\Response;
 use Nexus\Http\ResponseSerializer;
@@ -24,6 +25,10 @@ use Psr\Log\LoggerInterface;
  * Each request runs as a Runnable on the loop's scheduler, so a handler that awaits (an actor's
  * reply, a query) gets a fiber of its own while the other requests go on; a handler that does not
  * wait costs no fiber at all.
+ *
+ * One sweep timer (at most a second apart) checks every connection's deadline and the time limit
+ * of every handler that waits; no timer is made per request. The bytes of requests received and
+ * not answered yet are counted over all connections against ServerOptions::$maxBufferedTotal.
  */
 final class HttpServer
 {
@@ -37,6 +42,19 @@ final class HttpServer
     /** @var Deferred<null>|null */
     private ?Deferred $stopped = null;
     private int $served = 0;
+    /** Bytes of requests received and not answered yet, over all connections. */
+    private int $buffered = 0;
+    /**
+     * @internal $buffered is above ServerOptions::$maxBufferedTotal (read on every update of a
+     *           connection, so a property rather than a call)
+     */
+    public bool $overBudget = false;
+    /** @var array<int, ServerConnection> connections not read from until $buffered is below the bound */
+    private array $budgetWaiters = [];
+    /** @var array<int, RequestTask> requests whose handler waits: their deadlines are swept */
+    private array $waitingHandlers = [];
+    /** @var array<string, bool> Host header values already checked against ServerOptions::$allowedHosts */
+    private array $hostVerdicts = [];
 
     public function __construct(
         private readonly Loop $loop,
@@ -68,6 +86,7 @@ final class HttpServer
             $listenOptions->acceptBatch,
             $listenOptions->writeHighWaterMark,
             $listenOptions->acceptBackoff,
+            $listenOptions->reservedDescriptors,
         );
         $this->serve(Listener::listen($this->loop, $address, $listenOptions, $this->logger));
     }
@@ -87,7 +106,7 @@ final class HttpServer
         $this->listeners[] = $listener;
         if ($this->sweepTimer === null) {
             $o = $this->options;
-            $interval = max(0.01, min(1.0, min($o->headerTimeout, $o->keepAliveTimeout, $o->lingerTimeout, $o->bodyTimeout) / 4));
+            $interval = max(0.01, min(1.0, min($o->headerTimeout, $o->keepAliveTimeout, $o->lingerTimeout, $o->bodyTimeout, $o->handlerTimeout, $o->sendTimeout) / 4));
             $this->sweepTimer = $this->loop->repeat($interval, function (): void {
                 $this->sweep();
             });
@@ -121,6 +140,15 @@ final class HttpServer
     public function connectionCount(): int
     {
         return \count($this->connections);
+    }
+
+    /**
+     * Bytes of requests received and not answered yet, over all connections (requests waiting for
+     * or in a handler, bytes in the parsers, and the rest of declared bodies being received).
+     */
+    public function bufferedBytes(): int
+    {
+        return $this->buffered;
     }
 
     /**
@@ -185,11 +213,73 @@ final class HttpServer
     }
 
     /**
+     * @internal a connection's count of buffered bytes changed by $delta
+     */
+    public function charge(int $delta): void
+    {
+        $this->buffered += $delta;
+        $this->overBudget = $this->buffered > $this->options->maxBufferedTotal;
+        if ($delta < 0 && $this->budgetWaiters !== [] && !$this->overBudget) {
+            $waiters = $this->budgetWaiters;
+            $this->budgetWaiters = [];
+            foreach ($waiters as $connection) {
+                $connection->budgetFreed();
+            }
+        }
+    }
+
+    /**
+     * @internal $connection stopped reading for the total budget: budgetFreed() once it is below
+     */
+    public function waitForBudget(ServerConnection $connection): void
+    {
+        $this->budgetWaiters[spl_object_id($connection)] = $connection;
+    }
+
+    /**
+     * @internal the handler of $task waits (its deadline is swept) or no longer
+     */
+    public function watchHandler(RequestTask $task, bool $waits): void
+    {
+        if ($waits) {
+            $this->waitingHandlers[spl_object_id($task)] = $task;
+        } else {
+            unset($this->waitingHandlers[spl_object_id($task)]);
+        }
+    }
+
+    /**
+     * @internal whether the request names a host in ServerOptions::$allowedHosts (the Host header
+     *           without its port, any case, without a trailing dot)
+     */
+    public function allowsHost(Request $request): bool
+    {
+        $host = $request->header('host') ?? '';
+        $verdict = $this->hostVerdicts[$host] ?? null;
+        if ($verdict === null) {
+            $name = strtolower($host);
+            if (str_starts_with($name, '[')) {
+                $end = strpos($name, ']');
+                $name = $end === false ? $name : substr($name, 0, $end + 1);
+            } elseif (($colon = strrpos($name, ':')) !== false) {
+                $name = substr($name, 0, $colon);
+            }
+            $verdict = \in_array(rtrim($name, '.'), $this->options->allowedHosts ?? [], true);
+            if (\count($this->hostVerdicts) >= 64) {
+                $this->hostVerdicts = [];
+            }
+            $this->hostVerdicts[$host] = $verdict;
+        }
+
+        return $verdict;
+    }
+
+    /**
      * @internal
      */
     public function forget(ServerConnection $connection): void
     {
-        unset($this->connections[spl_object_id($connection)]);
+        unset($this->connections[spl_object_id($connection)], $this->budgetWaiters[spl_object_id($connection)]);
         if ($this->stopped !== null) {
             if ($this->connections === []) {
                 $this->settleStop();
@@ -228,6 +318,11 @@ final class HttpServer
         foreach ($this->connections as $connection) {
             if ($connection->deadline <= $now) {
                 $connection->expire($now);
+            }
+        }
+        foreach ($this->waitingHandlers as $task) {
+            if ($task->deadline <= $now) {
+                $task->cancel();
             }
         }
     }

@@ -7,6 +7,7 @@ namespace Nexus\Http\Server;
 use Nexus\Http\HttpDate;
 use Nexus\Http\Parser\HttpParseException;
 use Nexus\Http\Parser\RequestParser;
+use Nexus\Http\Request;
 use Nexus\Http\Response;
 use Nexus\Http\ResponseSerializer;
 use Nexus\Http\Status;
@@ -18,6 +19,12 @@ use Nexus\Runtime\Loop;
  * The server side of one HTTP/1.x connection: parses requests as bytes arrive, hands each one to
  * the scheduler as a RequestTask, and writes the responses strictly in request order. It never
  * blocks: a slow client only ever holds up itself.
+ *
+ * Bounds (ServerOptions): the bytes of requests received and not answered yet count against
+ * maxBufferedPerConnection and the server's maxBufferedTotal (reading stops at them, or a body
+ * that cannot fit gets 503); a handler's waits end at handlerTimeout (503); a client that takes
+ * no byte of its response for sendTimeout is cut off; and one wait at a time is timed by
+ * $deadline (head 408, body 408, idle, linger).
  *
  * @internal created by HttpServer
  */
@@ -32,6 +39,8 @@ final class ServerConnection
     private const WAIT_IDLE = 3;
     /** answered and end()ed; closed hard at the deadline */
     private const WAIT_LINGER = 4;
+    /** bytes wait to be sent; closed when the client takes none of them until the deadline */
+    private const WAIT_SEND = 5;
 
     /** When the current wait runs out (INF: not waiting). Checked by the server's sweep timer. */
     public float $deadline = \INF;
@@ -42,8 +51,14 @@ final class ServerConnection
     private int $head = 0;
     private int $tail = 0;
     private int $waiting = self::WAIT_NONE;
-    /** write-buffer size when the deadline was set: a client that reads slowly is not "idle" */
-    private int $pendingAtDeadline = 0;
+    /** the length of the current wait, for another period when the client still reads */
+    private float $waitTimeout = 0.0;
+    /** bytes sent when the deadline was set: a client that reads slowly is not stuck */
+    private int $sentAtDeadline = 0;
+    /** bytes of the requests in the queue, as received */
+    private int $inFlightBytes = 0;
+    /** bytes this connection counts against the server's total (see update()) */
+    private int $charged = 0;
     /** the write buffer is above the high-water mark: reading waits for onDrain */
     private bool $blocked = false;
     /** no more requests are read (Connection: close, a bad request, or the server drains) */
@@ -97,25 +112,20 @@ final class ServerConnection
             return;
         }
         $request = $task->request;
-        try {
-            $response = $this->server->handler->handle($request);
-        } catch (\Throwable $e) {
-            $this->server->logger?->error('The request handler threw for {method} {path}: {message}', [
-                'method' => $request->method(),
-                'path' => $request->path(),
-                'message' => $e->getMessage(),
-                'exception' => $e,
-            ]);
-            $response = Response::text("Internal Server Error\n", 500);
-        }
-        if ($response->status < 200) {
-            // A 1xx would be taken as interim and leave the client waiting for a final answer.
-            $this->server->logger?->error('The request handler answered {method} {path} with {status}; only the server sends 1xx responses.', [
-                'method' => $request->method(),
-                'path' => $request->path(),
-                'status' => $response->status,
-            ]);
-            $response = Response::text("Internal Server Error\n", 500);
+        if ($this->options->allowedHosts !== null && !$this->server->allowsHost($request)) {
+            $response = Response::text("Misdirected Request\n", 421);
+        } else {
+            // The handler runs under its time limit: the task is a Cancellation, so the scheduler
+            // runs it under itself, and its waits end once it is cancelled.
+            try {
+                $response = $this->server->handler->handle($request);
+            } catch (\Throwable $e) {
+                $response = $this->failed($task, $e);
+            }
+            $task->handlerDone = true; // a streaming producer is not under the limit
+            if ($task->timedOut !== null || $response->status < 200) {
+                $response = $this->refused($task, $response);
+            }
         }
         $task->response = $response;
         if ($response->producer === null || $task->head || $response->status === 204 || $response->status === 304) {
@@ -130,6 +140,39 @@ final class ServerConnection
     }
 
     /**
+     * @internal for RequestTask: the time now (not the turn's start: a handler may have computed
+     *           for long before it waits)
+     */
+    public function now(): float
+    {
+        return $this->loop->clock()->now();
+    }
+
+    /**
+     * @internal for RequestTask: its handler waits (the server watches its deadline) or no more
+     */
+    public function handlerWaits(RequestTask $task, bool $waits): void
+    {
+        $this->server->watchHandler($task, $waits);
+    }
+
+    /**
+     * @internal for RequestTask
+     */
+    public function reportError(\Throwable $error): void
+    {
+        $this->loop->reportError($error);
+    }
+
+    /**
+     * Called by the server when its total of buffered bytes has fallen below its bound.
+     */
+    public function budgetFreed(): void
+    {
+        $this->update();
+    }
+
+    /**
      * @internal for ResponseStream
      */
     public function streamWrite(string $bytes): void
@@ -140,6 +183,9 @@ final class ServerConnection
         if ($this->connection->write($bytes) || $this->connection->isClosed()) {
             return;
         }
+        // Stop reading and time the client's reading (sendTimeout) until the buffer drains.
+        $this->blocked = true;
+        $this->update();
         /** @var Deferred<bool> $waiter */
         $waiter = new Deferred($this->loop);
         $this->drainWaiter = $waiter;
@@ -185,19 +231,76 @@ final class ServerConnection
      */
     public function expire(float $now): void
     {
-        $pending = $this->connection->bufferedBytes();
-        if ($pending > 0 && $pending < $this->pendingAtDeadline) {
+        $this->connection->flushPending();
+        if ($this->closed || $this->deadline > $now) {
+            return; // what the kernel took emptied the buffer, and the next wait is set
+        }
+        if ($this->connection->bufferedBytes() > 0 && $this->connection->sentBytes() > $this->sentAtDeadline) {
             // Still sending to a client that reads, just slowly: give it another period.
-            $this->pendingAtDeadline = $pending;
-            $this->deadline = $now + ($this->waiting === self::WAIT_LINGER ? $this->options->lingerTimeout : $this->options->keepAliveTimeout);
+            $this->sentAtDeadline = $this->connection->sentBytes();
+            $this->deadline = $now + $this->waitTimeout;
 
             return;
         }
         if ($this->waiting === self::WAIT_REQUEST || $this->waiting === self::WAIT_BODY) {
             $this->reject(408);
+        } elseif ($this->waiting === self::WAIT_SEND && $this->connection->bufferedBytes() === 0) {
+            // Everything went out meanwhile: time whatever comes next.
+            $this->waiting = self::WAIT_NONE;
+            $this->deadline = \INF;
+            $this->update();
         } else {
+            if ($this->waiting === self::WAIT_SEND) {
+                $this->server->logger?->info('Closed a connection whose client took none of {bytes} bytes waiting for it within {seconds} s (ServerOptions::$sendTimeout).', [
+                    'bytes' => $this->connection->bufferedBytes(),
+                    'seconds' => $this->options->sendTimeout,
+                ]);
+            }
             $this->connection->close();
         }
+    }
+
+    /**
+     * The answer to a handler that threw: 500, logged (unless its time ran out: see refused()).
+     */
+    private function failed(RequestTask $task, \Throwable $e): Response
+    {
+        if ($task->timedOut === null) {
+            \assert($task->request !== null);
+            $this->server->logger?->error('The request handler threw for {method} {path}: {message}', [
+                'method' => $task->request->method(),
+                'path' => $task->request->path(),
+                'message' => $e->getMessage(),
+                'exception' => $e,
+            ]);
+        }
+
+        return Response::text("Internal Server Error\n", 500);
+    }
+
+    /**
+     * What replaces a handler's answer: 503 when its time ran out (whatever it made of the
+     * cancellation), 500 for a 1xx (a client would take it as interim and wait for more).
+     */
+    private function refused(RequestTask $task, Response $response): Response
+    {
+        \assert($task->request !== null);
+        if ($task->timedOut !== null) {
+            $this->server->logger?->warning('The handler of {method} {path} ran out of its {seconds} s (ServerOptions::$handlerTimeout): its waits were cancelled and the client got 503.', [
+                'method' => $task->request->method(),
+                'path' => $task->request->path(),
+                'seconds' => $this->options->handlerTimeout,
+            ]);
+
+            return Response::text("Service Unavailable\n", 503);
+        }
+        $this->server->logger?->error('The request handler answered {method} {path} with {status}; only the server sends 1xx responses.', [
+            'method' => $task->request->method(),
+            'path' => $task->request->path(),
+            'status' => $response->status,
+        ]);
+
+        return Response::text("Internal Server Error\n", 500);
     }
 
     private function received(string $data): void
@@ -216,6 +319,9 @@ final class ServerConnection
     private function parse(): void
     {
         $max = $this->options->maxPipelined;
+        $continue = false;
+        // A handler's time limit counts from when its request was read.
+        $deadline = $this->loop->now() + $this->options->handlerTimeout;
         while (!$this->closing && $this->tail - $this->head < $max) {
             try {
                 $request = $this->parser->next();
@@ -225,25 +331,30 @@ final class ServerConnection
                 return;
             }
             if ($request === null) {
-                if ($this->parser->needsContinue()) {
-                    if ($this->head === $this->tail) {
-                        $this->connection->write(ResponseSerializer::CONTINUE);
-                    } else {
-                        $this->continueOwed = true;
-                    }
-                }
+                $continue = $this->parser->needsContinue();
+
                 break;
             }
+            $bytes = $this->parser->lastRequestBytes;
             $this->fresh = false;
             $keepAlive = $request->keepAlive();
-            $task = new RequestTask($this, $request, $keepAlive, $request->method() === 'HEAD', $request->protocolVersion());
+            $task = new RequestTask($this, $request, $keepAlive, $request->method() === 'HEAD', $request->protocolVersion(), $bytes, $deadline);
             $this->queue[$this->tail++] = $task;
+            $this->inFlightBytes += $bytes;
             if (!$keepAlive) {
                 $this->closing = true;
             }
             $this->server->dispatch($task);
         }
+        // update() first: a body that cannot fit in the server's budget gets 503, not 100 Continue.
         $this->update();
+        if ($continue && !$this->closing) {
+            if ($this->head === $this->tail) {
+                $this->connection->write(ResponseSerializer::CONTINUE);
+            } else {
+                $this->continueOwed = true;
+            }
+        }
     }
 
     /**
@@ -253,8 +364,10 @@ final class ServerConnection
     {
         $this->closing = true;
         $this->fresh = false;
+        $this->parser->discard();
         $task = new RequestTask($this, null, false, false, '1.1');
-        $task->response = Response::text(Status::reason($status) . "\n", $status);
+        $response = Response::text(Status::reason($status) . "\n", $status);
+        $task->response = $status === 503 ? $response->withHeader('Retry-After', '1') : $response;
         $this->queue[$this->tail++] = $task;
         if ($this->head + 1 === $this->tail) {
             $this->flush();
@@ -292,6 +405,7 @@ final class ServerConnection
                 $keepAlive = $keepAlive && $task->protocolVersion !== '1.0';
             }
             unset($this->queue[$this->head++]);
+            $this->inFlightBytes -= $task->bytes;
             $this->server->countServed();
             if (!$this->connection->write($bytes)) {
                 if ($this->closed) {
@@ -361,6 +475,7 @@ final class ServerConnection
             return;
         }
         unset($this->queue[$this->head++]);
+        $this->inFlightBytes -= $task->bytes;
         $this->server->countServed();
         if ($keepAlive) {
             $this->flush();
@@ -422,11 +537,18 @@ final class ServerConnection
             $turn?->resolve(null);
         }
         $this->queue = [];
+        $this->inFlightBytes = 0;
+        $this->parser->discard();
+        if ($this->charged !== 0) {
+            $charged = $this->charged;
+            $this->charged = 0;
+            $this->server->charge(-$charged);
+        }
         $this->server->forget($this);
     }
 
     /**
-     * Brings reading and the deadline in line with the state.
+     * Brings the buffer budgets, reading and the deadline in line with the state.
      */
     private function update(): void
     {
@@ -442,7 +564,33 @@ final class ServerConnection
                 return;
             }
         }
-        $read = $this->ended || (!$this->closing && !$this->blocked && $inFlight < $this->options->maxPipelined);
+        // What this connection holds: requests in the queue, bytes in the parser, and the rest of
+        // a declared body, counted from its head on so that admitting it cannot overflow later.
+        $parser = $this->parser;
+        $charge = $this->inFlightBytes + $parser->heldBytes();
+        if ($charge !== $this->charged) {
+            $delta = $charge - $this->charged;
+            $this->charged = $charge;
+            $this->server->charge($delta);
+        }
+        $server = $this->server;
+        if ($inFlight === 0) {
+            if ($charge > 0 && $server->overBudget && !$this->closing && $parser->isReadingBody()) {
+                // Nothing of this connection is in progress that would free the budget if it
+                // waited: its body cannot be taken now.
+                $this->reject(503);
+
+                return;
+            }
+            // One request is always read whole (the parser's limits bound it).
+            $read = $this->ended || (!$this->closing && !$this->blocked);
+        } else {
+            $read = $this->ended || (!$this->closing && !$this->blocked && $inFlight < $this->options->maxPipelined
+                && $charge < $this->options->maxBufferedPerConnection && !$server->overBudget);
+            if (!$read && $server->overBudget) {
+                $server->waitForBudget($this);
+            }
+        }
         if ($read === $this->readPaused) {
             $this->readPaused = !$read;
             if ($read) {
@@ -453,12 +601,17 @@ final class ServerConnection
         }
         if ($this->ended) {
             $this->wait(self::WAIT_LINGER, $this->options->lingerTimeout);
+        } elseif ($this->blocked) {
+            // More than the write high-water mark waits for the client (a few KiB below it are
+            // left to the idle timeout).
+            $this->wait(self::WAIT_SEND, $this->options->sendTimeout);
         } elseif ($inFlight > 0) {
+            // The handlers' time limits apply meanwhile.
             $this->waiting = self::WAIT_NONE;
             $this->deadline = \INF;
-        } elseif ($this->parser->isReadingBody()) {
+        } elseif ($parser->isReadingBody()) {
             $this->wait(self::WAIT_BODY, $this->options->bodyTimeout);
-        } elseif ($this->parser->bufferedBytes() > 0) {
+        } elseif ($parser->bufferedBytes() > 0) {
             $this->wait(self::WAIT_REQUEST, $this->options->headerTimeout);
         } else {
             $this->wait(self::WAIT_IDLE, $this->fresh ? $this->options->headerTimeout : $this->options->keepAliveTimeout);
@@ -469,8 +622,9 @@ final class ServerConnection
     {
         if ($this->waiting !== $kind) {
             $this->waiting = $kind;
+            $this->waitTimeout = $timeout;
             $this->deadline = $this->loop->now() + $timeout;
-            $this->pendingAtDeadline = $this->connection->bufferedBytes();
+            $this->sentAtDeadline = $this->connection->sentBytes();
         }
     }
 }

@@ -69,12 +69,25 @@ final class ServeCommandTest extends TestCase
         self::assertSame(array_map(static fn(int $i): string => "guest {$i}", range(1, 12)), $entries['entries'], 'whichever worker a request landed on, it reached the same actor');
     }
 
+    public function testTheHandlerTimeoutAndTheHostAllowListReachEveryWorker(): void
+    {
+        $base = $this->start(['serve', 'tests/Integration/Cli/Fixture/waiting-app.php', '--port=0', '--workers=2', '--no-jit', '--handler-timeout=0.3', '--allowed-hosts=localhost,app.example']);
+
+        self::assertSame(421, $this->request('GET', "{$base}/")[0], 'Host: 127.0.0.1:port is not on the list');
+        for ($i = 0; $i < 4; ++$i) { // both workers, whichever the kernel picks
+            self::assertSame([200, 'ok'], [$this->request('GET', "{$base}/", host: 'localhost')[0], $this->request('GET', "{$base}/", host: 'APP.example:8080')[2]]);
+            self::assertSame(503, $this->request('GET', "{$base}/wait", host: 'localhost')[0], 'the handler ran out of its 0.3 s');
+        }
+    }
+
     public function testWrongCommandLinesAreUsageErrors(): void
     {
         foreach ([
             [['serve', '--workers=0'], '--workers must be a whole number from 1 to 256'],
             [['serve', '--port=99999'], '--port must be a number from 0 to 65535'],
             [['serve', 'missing-app.php', '--no-jit'], "'missing-app.php' does not exist"],
+            [['serve', '--handler-timeout=-1'], '--handler-timeout must be a number of seconds above 0'],
+            [['serve', '--allowed-hosts=a.example,http://b.example'], '--allowed-hosts takes host names'],
         ] as [$arguments, $message]) {
             $process = PhpProcess::run(['bin/nexus', ...$arguments], self::ROOT);
             self::assertSame(2, $process->exitCode, $process->describe());
@@ -89,6 +102,8 @@ final class ServeCommandTest extends TestCase
         self::assertSame(0, $process->exitCode, $process->describe());
         self::assertStringContainsString('--workers', $process->stdout);
         self::assertStringContainsString('APP_FILE', $process->stdout);
+        self::assertStringContainsString('--handler-timeout', $process->stdout);
+        self::assertStringContainsString('--allowed-hosts', $process->stdout);
     }
 
     /**
@@ -117,9 +132,12 @@ final class ServeCommandTest extends TestCase
     /**
      * @return array{int, string, string} status, content type, body
      */
-    private function request(string $method, string $url, string $body = '', ?string $contentType = null): array
+    private function request(string $method, string $url, string $body = '', ?string $contentType = null, ?string $host = null): array
     {
         $headers = ['Connection: close'];
+        if ($host !== null) {
+            $headers[] = "Host: {$host}";
+        }
         if ($contentType !== null) {
             $headers[] = "Content-Type: {$contentType}";
         }

@@ -19,6 +19,7 @@ final class ListenOptionsTest extends TestCase
         self::assertSame(1000, $options->maxConnections);
         self::assertFalse($options->tcpNoDelay);
         self::assertSame(Connection::DEFAULT_HIGH_WATER_MARK, $options->writeHighWaterMark);
+        self::assertSame(32, $options->reservedDescriptors);
     }
 
     /**
@@ -32,6 +33,8 @@ final class ListenOptionsTest extends TestCase
         yield 'accept batch' => [static fn(): ListenOptions => new ListenOptions(acceptBatch: 0), 'acceptBatch'];
         yield 'high-water mark' => [static fn(): ListenOptions => new ListenOptions(writeHighWaterMark: 0), 'writeHighWaterMark'];
         yield 'accept backoff' => [static fn(): ListenOptions => new ListenOptions(acceptBackoff: 0.0), 'acceptBackoff'];
+        yield 'negative reserve' => [static fn(): ListenOptions => new ListenOptions(reservedDescriptors: -1), 'reservedDescriptors'];
+        yield 'reserve past half' => [static fn(): ListenOptions => new ListenOptions(reservedDescriptors: 513), 'reservedDescriptors'];
     }
 
     /**

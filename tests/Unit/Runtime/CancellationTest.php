@@ -197,4 +197,38 @@ final class CancellationTest extends TestCase
         self::assertSame(['other sees none', 'first: 1', 'cancelled', 'other: 2'], $log);
         self::assertNull($scheduler->cancellation());
     }
+    public function testARunnableThatIsACancellationRunsUnderItselfAcrossItsWaits(): void
+    {
+        $scheduler = $this->loop->scheduler();
+        $loop = $this->loop;
+        /** @var Deferred<int> $first */
+        $first = new Deferred($loop);
+        $log = [];
+        $limited = new CancellableRunnable($loop, static function () use ($loop, $first, $scheduler, &$log): void {
+            $log[] = 'first: ' . $first->future()->await();
+            try {
+                (new Deferred($loop))->future()->await();
+            } catch (CancelledException $e) {
+                $log[] = 'cancelled: ' . $e->getMessage();
+            }
+            $log[] = 'under ' . ($scheduler->cancellation() === null ? 'none' : 'itself');
+        });
+        $scheduler->schedule($limited);
+        $scheduler->schedule(new ClosureRunnable(static function () use ($scheduler, &$log): void {
+            $log[] = 'an actor-like runnable is under ' . ($scheduler->cancellation() === null ? 'none' : 'a cancellation');
+        }));
+        $this->loop->runUntilIdle();
+        $first->resolve(1);
+        $this->loop->runUntilIdle();
+        $limited->source->cancel(new \RuntimeException('time is up'));
+        $this->loop->runUntilIdle();
+
+        self::assertSame([
+            'an actor-like runnable is under none',
+            'first: 1',
+            'cancelled: The operation was cancelled: time is up',
+            'under itself',
+        ], $log);
+        self::assertNull($scheduler->cancellation());
+    }
 }

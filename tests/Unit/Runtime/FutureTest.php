@@ -291,16 +291,16 @@ final class FutureTest extends TestCase
         $log = [];
         $slow = $this->loop->async(function () use (&$log): string {
             $log[] = 'slow: start';
-            $this->sleep(2.0);
+            $this->waitOnTheVirtualClock(2.0);
             $log[] = 'slow: end at ' . $this->clock->now();
 
             return 'slow';
         });
         $fast = $this->loop->async(function () use (&$log): string {
             $log[] = 'fast: start';
-            $this->sleep(0.5);
+            $this->waitOnTheVirtualClock(0.5);
             $log[] = 'fast: step at ' . $this->clock->now();
-            $this->sleep(0.5);
+            $this->waitOnTheVirtualClock(0.5);
             $log[] = 'fast: end at ' . $this->clock->now();
 
             return 'fast';
@@ -380,7 +380,11 @@ final class FutureTest extends TestCase
         $stuck->await();
     }
 
-    private function sleep(float $seconds): void
+    /**
+     * Waits $seconds of virtual time in the calling fiber: the loop's VirtualClock jumps to the
+     * timer, so no real time passes.
+     */
+    private function waitOnTheVirtualClock(float $seconds): void
     {
         /** @var Deferred<null> $deferred */
         $deferred = new Deferred($this->loop);

@@ -49,6 +49,21 @@ final class SchedulerTest extends TestCase
         self::assertFalse($this->scheduler->hasWork());
     }
 
+    public function testARunnableIsReleasedOnceItsBatchIsDrained(): void
+    {
+        for ($budget = 1; $budget <= 3; ++$budget) { // the batch ends with the budget, or before it
+            $loop = new Loop($this->clock, schedulerBudget: $budget);
+            $runnable = new ClosureRunnable(static function (): void {});
+            $loop->scheduler()->schedule($runnable);
+            $released = \WeakReference::create($runnable);
+            unset($runnable);
+
+            $loop->runUntilIdle();
+
+            self::assertNull($released->get(), "budget {$budget}: nothing keeps a runnable that has run");
+        }
+    }
+
     public function testTheWorkerFiberIsReusedAcrossTurnsAndRuns(): void
     {
         $loop = new Loop($this->clock, schedulerBudget: 10);

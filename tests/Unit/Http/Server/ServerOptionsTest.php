@@ -18,6 +18,16 @@ final class ServerOptionsTest extends TestCase
         self::assertSame(30.0, $options->bodyTimeout);
         self::assertSame(1000, $options->maxConnections);
         self::assertSame(8 * 1024 * 1024, $options->limits->maxBodyBytes);
+        self::assertSame(30.0, $options->handlerTimeout);
+        self::assertSame(30.0, $options->sendTimeout);
+        self::assertSame(1024 * 1024, $options->maxBufferedPerConnection);
+        self::assertSame(64 * 1024 * 1024, $options->maxBufferedTotal);
+        self::assertNull($options->allowedHosts);
+    }
+
+    public function testAllowedHostsAreKeptInLowerCase(): void
+    {
+        self::assertSame(['a.example', '[::1]'], (new ServerOptions(allowedHosts: [' A.Example', '[::1]']))->allowedHosts);
     }
 
     /**
@@ -32,6 +42,13 @@ final class ServerOptionsTest extends TestCase
         yield 'no connections' => [static fn() => new ServerOptions(maxConnections: 0), 'maxConnections'];
         yield 'past select()' => [static fn() => new ServerOptions(maxConnections: 1001), 'worker processes'];
         yield 'no pipelining' => [static fn() => new ServerOptions(maxPipelined: 0), 'maxPipelined'];
+        yield 'zero handler timeout' => [static fn() => new ServerOptions(handlerTimeout: 0.0), 'handlerTimeout'];
+        yield 'infinite send timeout' => [static fn() => new ServerOptions(sendTimeout: \INF), 'sendTimeout'];
+        yield 'no connection buffer' => [static fn() => new ServerOptions(maxBufferedPerConnection: 0), 'maxBufferedPerConnection'];
+        yield 'total below one request' => [static fn() => new ServerOptions(maxBufferedTotal: 8 * 1024 * 1024), 'largest size the limits allow'];
+        yield 'empty host list' => [static fn() => new ServerOptions(allowedHosts: []), 'allowedHosts is empty'];
+        yield 'host with a scheme' => [static fn() => new ServerOptions(allowedHosts: ['http://a.example']), 'without scheme or port'];
+        yield 'host with a port' => [static fn() => new ServerOptions(allowedHosts: ['a.example:8080']), 'without scheme or port'];
     }
 
     /**
