@@ -87,7 +87,7 @@ final class LinkPeer
     public function send(string $bytes): void
     {
         \assert(\is_resource($this->stream));
-        fwrite($this->stream, $bytes);
+        @fwrite($this->stream, $bytes); // the other side may have closed: poll() then sees it
         $this->sent .= $bytes;
     }
 
@@ -106,11 +106,16 @@ final class LinkPeer
      */
     public function poll(): self
     {
-        if ($this->stream === null && $this->server !== null) {
+        if ($this->server !== null) {
             $accepted = @stream_socket_accept($this->server, 0);
-            if ($accepted !== false) {
+            if ($accepted !== false) { // the newest connection (the worker may have given up an older one)
+                if (\is_resource($this->stream)) {
+                    fclose($this->stream);
+                }
                 stream_set_blocking($accepted, false);
                 $this->stream = $accepted;
+                $this->frames = new Frames();
+                $this->closedByOtherSide = false;
             }
         }
         if ($this->stream === null || !$this->reading || $this->closedByOtherSide) {
