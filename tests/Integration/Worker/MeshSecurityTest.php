@@ -35,7 +35,7 @@ final class MeshSecurityTest extends TestCase
 
         $replay = LinkPeer::client($this->dir . '/worker-1.sock', 'not-the-secret-not-the-secret-00', 0);
         $replay->send($genuine->sent); // Hello, Proof and the batch, exactly as recorded
-        $this->runUntil(fn(): bool => $this->logged(0, 'warning', 'its proof does not match') && $replay->poll()->closedByOtherSide);
+        $this->runUntil(fn(): bool => $replay->poll()->closedByOtherSide && $this->logged(0, 'warning', 'its proof does not match'));
 
         self::assertSame(['genuine'], $this->got, 'the replayed batch was not delivered');
     }
@@ -92,7 +92,7 @@ final class MeshSecurityTest extends TestCase
         $w0 = $this->worker(0, undeliveredTimeout: 0.5);
         $impostor = LinkPeer::server($this->dir . '/worker-1.sock', 'wrong-secret-wrong-secret-wrong!', 1);
         $ask = $w0->remoteRef(1, '/user/anyone')->ask('the data', 5.0);
-        $this->runUntil(static fn(): bool => $ask->isSettled() && $impostor->poll()->closedByOtherSide);
+        $this->runUntil(static fn(): bool => $impostor->poll()->closedByOtherSide && $ask->isSettled());
 
         self::assertSame([], $impostor->batches, 'no batch went to it');
         self::assertTrue($this->logged(0, 'warning', 'does not know the pool secret'));
