@@ -13,6 +13,9 @@ use Psr\Log\LoggerInterface;
  * Where undeliverable messages end: each is counted, published on the event stream as a
  * DeadLetter, and logged; logging is rate-limited to a burst per window, with a count of what was
  * left out.
+ *
+ * A redirect (redirectWith()) may take over a message before it becomes a dead letter: the worker
+ * pool forwards what reaches an actor it is handing off to the process that takes it over.
  */
 final class DeadLetters
 {
@@ -22,6 +25,8 @@ final class DeadLetters
     private float $windowStart = -\INF;
     private int $loggedInWindow = 0;
     private int $suppressed = 0;
+    /** @var (\Closure(mixed, ?ActorRef, string, DeadLetterReason): bool)|null */
+    private ?\Closure $redirect = null;
 
     public function __construct(
         private readonly EventStream $eventStream,
@@ -39,6 +44,26 @@ final class DeadLetters
             $this->eventStream->publish(new DeadLetter($message, $sender, $recipient, $reason));
         }
         $this->log($message, $sender, $recipient, $reason);
+    }
+
+    /**
+     * Lets $redirect take over messages on their way to dead letters: it returns true when it
+     * delivered the message elsewhere (it is then no dead letter), false to let it through. Null
+     * removes it. Used by the worker pool while it hands actors off to another process.
+     *
+     * @param (\Closure(mixed, ?ActorRef, string, DeadLetterReason): bool)|null $redirect
+     */
+    public function redirectWith(?\Closure $redirect): void
+    {
+        $this->redirect = $redirect;
+    }
+
+    /**
+     * Whether the redirect took this message over (see redirectWith()).
+     */
+    public function redirected(mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): bool
+    {
+        return $this->redirect !== null && ($this->redirect)($message, $sender, $recipient, $reason);
     }
 
     public function count(): int

@@ -6,6 +6,7 @@ namespace Nexus\Worker;
 
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\Behavior;
+use Nexus\Actor\Exception\ActorStoppingException;
 use Nexus\Actor\Exception\InvalidActorNameException;
 use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Props;
@@ -49,7 +50,13 @@ final class EntityKind
         if ($owner === $this->workers->id) {
             \assert($this->region instanceof LocalActorRef);
             $cell = $this->region->cell;
-            $ref = $cell->child($id) ?? $cell->spawn(($this->factory)($id), $id);
+            $ref = $cell->child($id);
+            if ($ref === null && $cell->status >= $cell::STOPPING) {
+                // This worker hands its entities off (a reload): the new worker has them.
+                return $this->workers->handedOff("{$this->region->path()}/{$id}")
+                    ?? throw new ActorStoppingException("The {$this->name} entities of this worker are stopping: {$id} cannot start here.");
+            }
+            $ref ??= $cell->spawn(($this->factory)($id), $id);
         } else {
             $ref = $this->workers->remoteRef($owner, "{$this->region->path()}/{$id}");
         }

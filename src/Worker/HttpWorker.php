@@ -18,8 +18,11 @@ use Psr\Log\LoggerInterface;
  * A worker that serves an HTTP application: its own loop, actor system and server, on the
  * socket inherited from the master, with the pool's actors reachable through Workers.
  *
- * SIGTERM (or SIGINT, or the master going away) stops it gracefully: it stops accepting, lets
- * requests in flight finish within the pool's stop timeout, then stops its actors and exits.
+ * SIGTERM (or SIGINT, or the master going away) stops it gracefully: its named actors and
+ * entities pass to the worker replacing it, if any (a reload); it stops accepting, lets requests
+ * in flight finish within the pool's stopTimeout, stops its actors within actorStopTimeout, lets
+ * the links to the other workers drain (Mesh::DRAIN_TIMEOUT) and exits, all within the time the
+ * master grants before it kills (PoolOptions::killTimeout()).
  */
 final class HttpWorker implements WorkerMain
 {
@@ -59,8 +62,9 @@ final class HttpWorker implements WorkerMain
                 return;
             }
             $stopping = true;
-            $server->stop($context->options->stopTimeout, self::IDLE_GRACE)->onSettle(static function () use ($system): void {
-                $system->shutdown();
+            $context->handOff();
+            $server->stop($context->options->stopTimeout, self::IDLE_GRACE)->onSettle(static function () use ($system, $context): void {
+                $system->shutdown($context->options->actorStopTimeout);
             });
         };
         $watchers = [$loop->onSignal(\SIGTERM, $stop), $loop->onSignal(\SIGINT, $stop)];
@@ -68,6 +72,7 @@ final class HttpWorker implements WorkerMain
         $this->watchRecycling($loop, $server, $context);
         $context->ready();
         $system->run();
+        $context->drain();
         foreach ($watchers as $watcher) {
             $loop->cancel($watcher);
         }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Worker;
 
 use Nexus\Worker\Exception\PoolConfigurationException;
+use Nexus\Worker\Internal\Mesh;
 
 /**
  * How a worker pool runs.
@@ -15,7 +16,8 @@ final class PoolOptions
      * @param int         $workers            worker processes (default: one per core)
      * @param string|null $host               where every worker accepts HTTP (SO_REUSEPORT); null: no listening socket
      * @param int         $port               0 picks a free port
-     * @param float       $stopTimeout        seconds in-flight work gets after SIGTERM before workers are killed
+     * @param float       $stopTimeout        seconds in-flight HTTP requests get after SIGTERM
+     * @param float       $actorStopTimeout   seconds a worker's actors then get to stop before they are stopped hard
      * @param float       $readyTimeout       seconds a new worker gets to report ready before it is killed
      * @param int         $maxRequests        recycle a worker after this many requests (0: never)
      * @param int         $maxMemory          recycle a worker above this many bytes of memory (0: never)
@@ -40,6 +42,7 @@ final class PoolOptions
         public readonly float $maxRestartDelay = 5.0,
         public readonly ?string $runtimeDir = null,
         public readonly float $spin = 0.0001,
+        public readonly float $actorStopTimeout = 5.0,
     ) {
         if ($workers < 0 || $workers > 256) {
             throw new PoolConfigurationException("The pool needs 1 to 256 workers (0 means one per core), got {$workers}.");
@@ -53,9 +56,18 @@ final class PoolOptions
         if ($spin < 0.0 || $spin > 0.01) {
             throw new PoolConfigurationException("spin must be 0 to 0.01 s (0 turns it off), got {$spin}.");
         }
-        if ($stopTimeout < 0 || $readyTimeout <= 0 || $undeliveredTimeout <= 0) {
-            throw new PoolConfigurationException('stopTimeout must be >= 0, readyTimeout and undeliveredTimeout > 0 seconds.');
+        if ($stopTimeout < 0 || $actorStopTimeout < 0 || $readyTimeout <= 0 || $undeliveredTimeout <= 0) {
+            throw new PoolConfigurationException('stopTimeout and actorStopTimeout must be >= 0, readyTimeout and undeliveredTimeout > 0 seconds.');
         }
+    }
+
+    /**
+     * Seconds the master waits after SIGTERM before it kills a worker: longer than everything a
+     * worker does to stop (requests, actors, the links' drain), with a margin for a loaded machine.
+     */
+    public function killTimeout(): float
+    {
+        return $this->stopTimeout + $this->actorStopTimeout + Mesh::DRAIN_TIMEOUT + 3.0;
     }
 
     /**

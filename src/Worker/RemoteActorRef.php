@@ -5,18 +5,25 @@ declare(strict_types=1);
 namespace Nexus\Worker;
 
 use Nexus\Actor\ActorRef;
+use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Internal\ActorCell;
 use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Internal\RemoteWatchable;
+use Nexus\Actor\ReplyAddress;
 use Nexus\Runtime\Future;
 use Nexus\Worker\Internal\Mesh;
+use Nexus\Worker\Internal\ReplyAddresses;
 
 /**
  * The address of an actor on another worker of the pool. tell() and ask() go through the link to
  * that worker; the path is the actor's path there. An actor can watch() it: Terminated arrives
  * when it stops, or when its worker is lost.
+ *
+ * The sender of a remote ask arrives as a RemoteActorRef to a /temp/g<generation>.<n> address of
+ * the asking worker: when the message becomes a dead letter here, that asker is told at once
+ * (undeliverable()), so its ask fails with the reason instead of timing out.
  */
-final class RemoteActorRef implements RemoteWatchable
+final class RemoteActorRef implements RemoteWatchable, ReplyAddress
 {
     /**
      * @internal refs come from Workers and EntityKind
@@ -47,6 +54,18 @@ final class RemoteActorRef implements RemoteWatchable
     {
         return $this->mesh->ask($this->worker, $this->path, $message, $timeout);
     }
+
+    public function undeliverable(DeadLetterReason $reason, string $recipient): void
+    {
+        if (str_starts_with($this->path, ReplyAddresses::PREFIX) && $reason !== DeadLetterReason::LateAskReply && $reason !== DeadLetterReason::NoSender) {
+            $this->mesh->notifyAsker($this, $reason, "{$recipient} on worker {$this->mesh->id}: {$reason->value}");
+        }
+    }
+
+    /**
+     * A remote asker's ask settles on its own worker: nothing here learns of it.
+     */
+    public function whenSettled(\Closure $then): void {}
 
     public function watchKey(): string
     {

@@ -24,6 +24,7 @@ final class WorkerContext
 
     private bool $readySent = false;
     private bool $recycleSent = false;
+    private ?Mesh $mesh = null;
 
     /**
      * @param resource|null $httpSocket a listening socket (SO_REUSEPORT) inherited from the master
@@ -59,13 +60,36 @@ final class WorkerContext
             $classes,
             Codecs::best($classes),
             $this->options->undeliveredTimeout,
+            $this->generation,
         );
         $mesh->start();
         $system->whenTerminated()->onSettle(static function () use ($mesh): void {
             $mesh->stop();
         });
+        $this->mesh = $mesh;
 
         return Workers::meshed($mesh, $classes);
+    }
+
+    /**
+     * Call first when this worker is asked to stop: during a reload (a new worker has taken this
+     * slot), its named actors and entities stop, each after the message in hand, and pass with
+     * what they still had queued to the new worker, which starts them only then. Does nothing
+     * when the pool is stopping or join() was not called.
+     */
+    public function handOff(): void
+    {
+        $this->mesh?->handOff();
+    }
+
+    /**
+     * Runs the loop until the links to the other workers have drained after the actor system
+     * terminated (at most Mesh::DRAIN_TIMEOUT): call it before the process exits, so that what
+     * this worker sent or forwarded last is not lost.
+     */
+    public function drain(): void
+    {
+        $this->mesh?->stop()->await();
     }
 
     /**

@@ -27,8 +27,8 @@ use Psr\Log\LoggerInterface;
  */
 final class WorkerPool
 {
-    /** Room for "/worker-<slot>-<pid>.sock" within the 108 bytes of a Unix socket path. */
-    private const MAX_RUNTIME_DIR = 80;
+    /** Room for "/worker-<slot>-<pid>-<generation>.sock" within the 108 bytes of a Unix socket path. */
+    private const MAX_RUNTIME_DIR = 72;
 
     private readonly Loop $loop;
     private readonly LoggerInterface $logger;
@@ -303,9 +303,10 @@ final class WorkerPool
         $process->retiring = true;
         posix_kill($process->pid, \SIGTERM);
         $pid = $process->pid;
-        $timer = $this->loop->delay($this->options->stopTimeout + 2.0, function () use ($pid): void {
+        $timeout = $this->options->killTimeout();
+        $timer = $this->loop->delay($timeout, function () use ($pid, $timeout): void {
             if (isset($this->processes[$pid])) {
-                $this->logger->warning('Worker pid {pid} had not stopped {timeout} s after SIGTERM; killing it.', ['pid' => $pid, 'timeout' => $this->options->stopTimeout + 2.0]);
+                $this->logger->warning('Worker pid {pid} had not stopped {timeout} s after SIGTERM; killing it.', ['pid' => $pid, 'timeout' => $timeout]);
                 posix_kill($pid, \SIGKILL);
             }
         });
@@ -458,7 +459,7 @@ final class WorkerPool
             }
             $files = glob($dir . '/*') ?: [];
             foreach ($files as $file) {
-                if (preg_match('#/worker-\d+(-\d+)?\.sock(\.\d+)?$#', $file) !== 1) {
+                if (preg_match('#/worker-\d+(-\d+-\d+)?\.sock(\.\d+)?$#', $file) !== 1) {
                     continue 2;
                 }
             }

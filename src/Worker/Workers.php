@@ -8,6 +8,7 @@ use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Exception\InvalidActorNameException;
+use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Props;
 use Nexus\Worker\Codec\MessageClasses;
 use Nexus\Worker\Internal\Mesh;
@@ -84,7 +85,10 @@ final class Workers
         self::checkName($name);
         $owner = $this->ownerOf($name);
         if ($owner === $this->id) {
-            return $this->system->spawn($props, $name);
+            $ref = $this->system->spawn($this->mesh?->handOff->gated($props) ?? $props, $name);
+            $this->mesh?->handOff->place($name, $ref instanceof LocalActorRef ? $ref : null);
+
+            return $ref;
         }
         $ref = $this->remoteRef($owner, "/user/{$name}");
         $this->system->alias("/user/{$name}", $ref);
@@ -101,6 +105,7 @@ final class Workers
         $owner = $this->ownerOf($name);
         if ($owner === $this->id) {
             return $this->system->lookup("/user/{$name}")
+                ?? $this->handedOff("/user/{$name}")
                 ?? throw new InvalidActorNameException("No named actor '{$name}' runs on its worker ({$owner}): declare it with Workers::named() first.");
         }
 
@@ -117,7 +122,12 @@ final class Workers
     {
         self::checkName($kind);
         $region = $this->system->spawn(Behavior::ignore(), $kind);
-        $this->mesh?->addKind($region->path(), $factory);
+        $mesh = $this->mesh;
+        if ($mesh !== null) {
+            $mesh->addKind($region->path(), $factory);
+            $mesh->handOff->place($kind, $region instanceof LocalActorRef ? $region : null);
+            $factory = static fn(string $id): Props|Behavior => $mesh->handOff->gated($factory($id));
+        }
 
         return new EntityKind($this, $kind, $region, $factory);
     }
@@ -137,6 +147,22 @@ final class Workers
         }
 
         return $this->mesh->remoteRef($worker, $path);
+    }
+
+    /**
+     * Where a message for $path (a named actor or entity of this worker) goes once this worker
+     * has handed its actors off to the worker replacing it; null when it has not.
+     *
+     * @internal
+     */
+    public function handedOff(string $path): ?ActorRef
+    {
+        $mesh = $this->mesh;
+        if ($mesh === null || !$mesh->handOff->isHandingOff()) {
+            return null;
+        }
+
+        return $mesh->remoteRef(Mesh::SUCCESSOR, $path);
     }
 
     /**

@@ -23,4 +23,10 @@ enum DeadLetterReason: string
     case WorkerUnavailable = 'worker unavailable';
     /** Sent to another worker whose link broke before it confirmed delivery: it may or may not have arrived. */
     case WorkerLost = 'worker lost before confirming delivery';
+    /** The recipient on another worker could not be started there (its factory threw, its id is not a valid name, its name is still taken). */
+    case RecipientNotStarted = 'recipient could not be started';
+    /** The link to another worker stayed congested (it reads more slowly than this one sends) past the wait, or the sender could not wait. */
+    case LinkCongested = 'link to the worker congested';
+    /** Larger, encoded, than a link between workers carries. */
+    case TooLarge = 'message too large for a link between workers';
 }

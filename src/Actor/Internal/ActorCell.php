@@ -32,6 +32,7 @@ use Nexus\Actor\Message\PoisonPill;
 use Nexus\Actor\Message\ReceiveTimeout;
 use Nexus\Actor\Message\Terminated;
 use Nexus\Actor\Props;
+use Nexus\Actor\ReplyAddress;
 use Nexus\Actor\Signal\PostRestart;
 use Nexus\Actor\Signal\PostStop;
 use Nexus\Actor\Signal\PreRestart;
@@ -787,10 +788,14 @@ final class ActorCell implements ActorContext, Runnable
 
     private function deadLetter(mixed $message, ?ActorRef $sender, DeadLetterReason $reason): void
     {
-        if ($sender instanceof AskResponder && $reason === DeadLetterReason::RecipientTerminated) {
-            $sender->recipientTerminated();
+        $deadLetters = $this->system->deadLetters;
+        if ($deadLetters->redirected($message, $sender, $this->path, $reason)) {
+            return; // taken over (a worker handing this actor off to its successor forwards it)
         }
-        $this->system->deadLetters->publish($message, $sender, $this->path, $reason);
+        if ($sender instanceof ReplyAddress) {
+            $sender->undeliverable($reason, $this->path);
+        }
+        $deadLetters->publish($message, $sender, $this->path, $reason);
     }
 
     // ---- timers and receive timeout -------------------------------------------------------------

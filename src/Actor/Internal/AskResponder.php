@@ -8,6 +8,7 @@ use Nexus\Actor\ActorRef;
 use Nexus\Actor\DeadLetters;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Exception\RecipientTerminatedException;
+use Nexus\Actor\ReplyAddress;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
@@ -18,7 +19,7 @@ use Nexus\Runtime\Loop;
  *
  * @internal
  */
-final class AskResponder implements ActorRef
+final class AskResponder implements ReplyAddress
 {
     public ?int $timer = null;
 
@@ -55,6 +56,20 @@ final class AskResponder implements ActorRef
         $this->tell($message);
 
         return Future::rejected($this->loop, new \LogicException('An ask reply address cannot be asked in turn.'));
+    }
+
+    public function undeliverable(DeadLetterReason $reason, string $recipient): void
+    {
+        if ($reason === DeadLetterReason::RecipientTerminated) {
+            $this->recipientTerminated();
+        }
+    }
+
+    public function whenSettled(\Closure $then): void
+    {
+        $this->deferred->future()->onSettle(static function () use ($then): void {
+            $then();
+        });
     }
 
     public function recipientTerminated(): void

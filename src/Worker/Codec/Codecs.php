@@ -11,6 +11,6 @@ final class Codecs
 {
     public static function best(MessageClasses $classes): MessageCodec
     {
-        return \function_exists('igbinary_serialize') ? new IgbinaryCodec() : new NativeCodec($classes);
+        return \function_exists('igbinary_serialize') ? new IgbinaryCodec($classes) : new NativeCodec($classes);
     }
 }

@@ -7,25 +7,77 @@ namespace Nexus\Worker\Codec;
 use Nexus\Worker\Exception\FrameException;
 
 /**
- * igbinary: smaller and faster than serialize(). It has no allowed-classes option, so it is only
- * fed batches from authenticated workers of this pool, whose senders checked every object against
- * MessageClasses before encoding.
+ * igbinary: smaller and faster than serialize(), made safe by IgbinaryGuard, which every batch
+ * must pass before igbinary_unserialize() sees it.
+ *
+ * The sender runs the guard on what it encoded whenever the batch could fail it: an object whose
+ * class writes itself (an enum, __serialize, Serializable, an internal class, one beyond the first
+ * 255 registered), 64 KiB or more (a string with a 32-bit length), many arrays. A batch that
+ * fails is sent with serialize() instead (format NATIVE), which the receiver decodes with
+ * allowed_classes. Anything else is known to pass (objects of plain registered classes are
+ * written as numbers into the class table), so the sender skips the check.
  */
 final class IgbinaryCodec implements MessageCodec
 {
-    public function encode(array $batch): string
+    /** Below this size an object-free batch holds no string igbinary writes with a 32-bit length. */
+    private const CHECKED_FROM = 65_536;
+
+    private readonly IgbinaryGuard $guard;
+    private readonly NativeCodec $native;
+    /** @var list<string> */
+    private array $table = [];
+    private int $tableVersion = -1;
+
+    public function __construct(private readonly MessageClasses $classes)
     {
-        return (string) igbinary_serialize($batch);
+        $this->guard = new IgbinaryGuard($classes);
+        $this->native = new NativeCodec($classes);
+        // Class names are written once and referred to by number only while strings are compacted.
+        ini_set('igbinary.compact_strings', '1');
     }
 
-    public function decode(string $bytes): array
+    public function encode(array $batch, int $objects, ?int &$format): string
     {
+        $bytes = (string) igbinary_serialize($batch);
+        $length = \strlen($bytes);
+        if (($objects & MessageClasses::CUSTOM) !== 0 || $length >= self::CHECKED_FROM || ($length > 2 * IgbinaryGuard::MAX_ARRAYS && IgbinaryGuard::arrayBytes($bytes) > IgbinaryGuard::MAX_ARRAYS)) {
+            if (!$this->guard->accepts($bytes)) {
+                return $this->native->encode($batch, $objects, $format);
+            }
+        }
+        $format = self::IGBINARY;
+
+        return $bytes;
+    }
+
+    public function decode(int $format, string $bytes): array
+    {
+        if ($format === self::NATIVE) {
+            return $this->native->decode($format, $bytes);
+        }
+        if ($format !== self::IGBINARY) {
+            throw new FrameException("Unknown batch format {$format}: do all workers run the same version?");
+        }
+        if (!$this->guard->accepts($bytes)) {
+            throw new FrameException('A batch from another worker holds an object of a class not registered here, an unknown igbinary type or too many arrays: register the same message classes on every worker.');
+        }
         $batch = @igbinary_unserialize($bytes);
-        if (!\is_array($batch) || !array_is_list($batch)) {
+        if (!\is_array($batch) || !array_is_list($batch) || !\is_array($batch[0] ?? null)) {
             throw new FrameException('A batch from another worker could not be decoded with igbinary: do all workers run the same code and extensions?');
         }
 
         return $batch;
+    }
+
+    public function classTable(): array
+    {
+        if ($this->tableVersion !== $this->classes->version()) {
+            $this->tableVersion = $this->classes->version();
+            $names = array_filter($this->classes->all(), static fn(string $name): bool => \strlen($name) < 256);
+            $this->table = \array_slice(array_values($names), 0, IgbinaryGuard::MAX_TABLE);
+        }
+
+        return $this->table;
     }
 
     public function name(): string

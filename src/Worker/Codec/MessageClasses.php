@@ -6,15 +6,32 @@ namespace Nexus\Worker\Codec;
 
 use Nexus\Actor\Message\Kill;
 use Nexus\Actor\Message\PoisonPill;
+use Nexus\Worker\Exception\MessageTooLargeException;
 use Nexus\Worker\Exception\UnregisteredMessageClassException;
 
 /**
  * The classes whose objects may cross between workers. Scalars, null and arrays of them always
  * may; an object only when its class (exactly, not a parent) is registered here, checked at the
- * sender before anything is sent.
+ * sender before anything is sent. The receiving worker decodes objects of registered classes only
+ * (IgbinaryGuard, and allowed_classes for serialize()).
+ *
+ * check() also bounds a message: at most MAX_DEPTH levels of arrays and objects, and it returns an
+ * estimate of the message's encoded size (every string and array key counted, so the estimate is
+ * never far below the real size) for the per-message and per-frame byte bounds of the links.
  */
 final class MessageClasses
 {
+    /** Levels of arrays and objects inside one message at most. */
+    public const MAX_DEPTH = 64;
+    /** check() found an object. */
+    public const OBJECTS = 1;
+    /**
+     * check() found an object whose class writes itself (__serialize, Serializable, an enum, an
+     * internal class) or lies beyond the first 255 registered: igbinary may encode it in a way
+     * IgbinaryGuard refuses, so the sender checks its own batch.
+     */
+    public const CUSTOM = 2;
+
     /**
      * What check() must look into, per registered class. For a readonly class: null when every
      * property is typed as a scalar (nothing inside can be an object), else the public properties
@@ -24,8 +41,23 @@ final class MessageClasses
      * @var array<class-string, list<string>|false|null>
      */
     private array $classes = [];
+    /**
+     * The properties typed string (or a union with string) of the readonly classes with a plan,
+     * whose length counts in the size estimate.
+     *
+     * @var array<class-string, list<string>>
+     */
+    private array $strings = [];
     /** @var list<class-string> */
     private array $list = [];
+    /** @var array<class-string, int> OBJECTS or OBJECTS | CUSTOM, by class */
+    private array $kinds = [];
+    /**
+     * What the checks since it was last set to 0 found: OBJECTS, CUSTOM (see check()). A
+     * property rather than a reference parameter, which PHP's JIT handles far more slowly.
+     */
+    public int $found = 0;
+    private int $version = 0;
 
     public function __construct()
     {
@@ -36,6 +68,7 @@ final class MessageClasses
             Internal\RemoteWatch::class,
             Internal\RemoteUnwatch::class,
             Internal\RemoteTerminated::class,
+            Internal\HandOffComplete::class,
         );
     }
 
@@ -48,9 +81,14 @@ final class MessageClasses
             if (!class_exists($class)) {
                 throw new UnregisteredMessageClassException("Cannot register {$class} as a message: no such class (is it autoloadable?).");
             }
+            $class = (new \ReflectionClass($class))->getName(); // as declared: names are compared exactly
             if (!\array_key_exists($class, $this->classes)) {
-                $this->classes[$class] = self::plan($class);
+                [$this->classes[$class], $this->strings[$class]] = self::plan($class);
+                $this->kinds[$class] = self::writesItself($class) || \count($this->list) >= IgbinaryGuard::MAX_TABLE
+                    ? self::OBJECTS | self::CUSTOM
+                    : self::OBJECTS;
                 $this->list[] = $class;
+                ++$this->version;
             }
         }
     }
@@ -69,75 +107,147 @@ final class MessageClasses
     }
 
     /**
-     * Throws unless every object in $message, however deep, is of a registered class. Resources
-     * and closures can never cross.
+     * Changes whenever a class is registered.
+     */
+    public function version(): int
+    {
+        return $this->version;
+    }
+
+    /**
+     * Throws unless every object in $message, however deep, is of a registered class, and the
+     * message nests at most MAX_DEPTH levels. Resources and closures can never cross. Returns the
+     * estimated size of the message encoded, in bytes; $found gains OBJECTS when it holds an
+     * object, and CUSTOM when one of them writes itself.
      *
      * @throws UnregisteredMessageClassException
+     * @throws MessageTooLargeException
      */
-    public function check(mixed $message): void
+    public function check(mixed $message, int $depth = 0): int
     {
+        if (\is_string($message)) {
+            return \strlen($message) + 5;
+        }
         if (\is_array($message)) {
-            foreach ($message as $value) {
-                if (\is_array($value) || \is_object($value) || \is_resource($value)) {
-                    $this->check($value);
+            if ($depth >= self::MAX_DEPTH) {
+                throw self::tooDeep();
+            }
+            $size = 5;
+            foreach ($message as $key => $value) {
+                if (\is_string($value)) {
+                    $size += \strlen($value) + 14;
+                } elseif (\is_array($value) || \is_object($value) || \is_resource($value)) {
+                    $size += $this->check($value, $depth + 1) + 9;
+                } else {
+                    $size += 18;
+                }
+                if (\is_string($key)) {
+                    $size += \strlen($key);
                 }
             }
-        } elseif (\is_object($message)) {
-            $class = $message::class;
-            if (!\array_key_exists($class, $this->classes)) {
-                throw new UnregisteredMessageClassException(\sprintf(
-                    'Cannot send a %s to another worker: register its class as a message first (Workers::registerMessage(%s::class)), on every worker.',
-                    $class,
-                    $class,
-                ));
-            }
-            $plan = $this->classes[$class];
-            if ($plan === null) {
-                return;
-            }
-            if ($plan === false) {
-                $values = (array) $message;
-            } else {
-                $values = [];
-                foreach ($plan as $property) {
-                    $values[] = $message->{$property} ?? null;
-                }
-            }
-            foreach ($values as $value) {
-                if (\is_array($value) || \is_object($value) || \is_resource($value)) {
-                    $this->check($value);
-                }
-            }
-        } elseif (\is_resource($message)) {
+
+            return $size;
+        }
+        if (\is_object($message)) {
+            return $this->checkObject($message, $depth);
+        }
+        if (\is_resource($message)) {
             throw new UnregisteredMessageClassException('Cannot send a resource to another worker: it only means something in the process that opened it.');
         }
+
+        return 9;
+    }
+
+    private function checkObject(object $message, int $depth): int
+    {
+        $class = $message::class;
+        if (!\array_key_exists($class, $this->classes)) {
+            throw new UnregisteredMessageClassException(\sprintf(
+                'Cannot send a %s to another worker: register its class as a message first (Workers::registerMessage(%s::class)), on every worker.',
+                $class,
+                $class,
+            ));
+        }
+        if ($depth >= self::MAX_DEPTH) {
+            throw self::tooDeep();
+        }
+        $this->found |= $this->kinds[$class];
+        $size = 16 + \strlen($class);
+        $plan = $this->classes[$class];
+        if ($plan === false) {
+            return $size + $this->check((array) $message, $depth + 1);
+        }
+        foreach ($this->strings[$class] as $property) {
+            $value = $message->{$property} ?? null;
+            if (\is_string($value)) {
+                $size += \strlen($value) + \strlen($property) + 10;
+            }
+        }
+        if ($plan !== null) {
+            foreach ($plan as $property) {
+                $value = $message->{$property} ?? null;
+                $size += \strlen($property) + 5 + (\is_array($value) || \is_object($value) || \is_resource($value)
+                    ? $this->check($value, $depth + 1)
+                    : 9);
+            }
+        }
+
+        return $size;
+    }
+
+    private static function tooDeep(): MessageTooLargeException
+    {
+        return new MessageTooLargeException('A message for another worker nests arrays and objects more than ' . self::MAX_DEPTH . ' levels deep: flatten it.');
     }
 
     /**
      * @param class-string $class
      *
-     * @return list<string>|false|null
+     * @return array{list<string>|false|null, list<string>}
      */
-    private static function plan(string $class): array|false|null
+    private static function plan(string $class): array
     {
         $root = new \ReflectionClass($class);
         // Only a readonly class cannot grow dynamic properties, which no plan would see.
         if (!$root->isReadOnly() || $root->hasMethod('__serialize') || $root->hasMethod('__sleep')) {
-            return false;
+            return [false, []];
         }
         $walk = [];
+        $strings = [];
         for ($reflection = $root; $reflection !== false; $reflection = $reflection->getParentClass()) {
             foreach ($reflection->getProperties() as $property) {
-                if ($property->isStatic() || self::holdsScalarsOnly($property->getType())) {
+                if ($property->isStatic()) {
+                    continue;
+                }
+                if (self::holdsScalarsOnly($property->getType())) {
+                    if (self::mayHoldString($property->getType())) {
+                        if (!$property->isPublic()) {
+                            return [false, []]; // its length could not be read: look at the whole object
+                        }
+                        $strings[$property->getName()] = true;
+                    }
+
                     continue;
                 }
                 if (!$property->isPublic()) {
-                    return false;
+                    return [false, []];
                 }
                 $walk[$property->getName()] = true;
             }
         }
-        return $walk === [] ? null : array_keys($walk);
+
+        return [$walk === [] ? null : array_keys($walk), array_keys($strings)];
+    }
+
+    /**
+     * @param class-string $class
+     */
+    private static function writesItself(string $class): bool
+    {
+        $reflection = new \ReflectionClass($class);
+
+        return $reflection->isInternal() || $reflection->isEnum() || \strlen($class) >= 256
+            || $reflection->implementsInterface(\Serializable::class) || $reflection->hasMethod('__serialize');
     }
 
     private static function holdsScalarsOnly(?\ReflectionType $type): bool
@@ -153,6 +263,22 @@ final class MessageClasses
             }
 
             return true;
+        }
+
+        return false;
+    }
+
+    private static function mayHoldString(?\ReflectionType $type): bool
+    {
+        if ($type instanceof \ReflectionNamedType) {
+            return $type->getName() === 'string';
+        }
+        if ($type instanceof \ReflectionUnionType) {
+            foreach ($type->getTypes() as $member) {
+                if (self::mayHoldString($member)) {
+                    return true;
+                }
+            }
         }
 
         return false;

@@ -6,20 +6,40 @@ namespace Nexus\Worker\Codec;
 
 /**
  * Turns a batch of messages into bytes for another worker and back.
+ *
+ * A batch is a list: the class table first (the registered class names when the batch holds an
+ * object, else an empty list), then (path, message, sender worker, sender path) for each message.
+ * Each encoded batch says which wire format it uses (one byte on the frame), so that a codec can
+ * choose per batch.
  */
 interface MessageCodec
 {
+    /** igbinary, checked by IgbinaryGuard before it is decoded. */
+    public const IGBINARY = 1;
+    /** serialize(), decoded with allowed_classes and max_depth. */
+    public const NATIVE = 2;
+
     /**
      * @param list<mixed> $batch
+     * @param int         $objects what MessageClasses::check() found in its messages: 0, or OBJECTS
+     *                             (the class table is then filled), with CUSTOM
+     * @param-out int     $format  the wire format used
      */
-    public function encode(array $batch): string;
+    public function encode(array $batch, int $objects, ?int &$format): string;
 
     /**
      * @return list<mixed>
      *
-     * @throws \Nexus\Worker\Exception\FrameException when the bytes are not a batch
+     * @throws \Nexus\Worker\Exception\FrameException when the bytes are not a batch, or not one this worker may decode
      */
-    public function decode(string $bytes): array;
+    public function decode(int $format, string $bytes): array;
+
+    /**
+     * The class names to put first in a batch that holds objects.
+     *
+     * @return list<string>
+     */
+    public function classTable(): array;
 
     public function name(): string;
 }

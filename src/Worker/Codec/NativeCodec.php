@@ -7,26 +7,40 @@ namespace Nexus\Worker\Codec;
 use Nexus\Worker\Exception\FrameException;
 
 /**
- * serialize()/unserialize(), with unserialize limited to the registered message classes: an
- * object of any other class arrives as __PHP_Incomplete_Class, never as that class.
+ * serialize()/unserialize(), with unserialize limited to the registered message classes (an
+ * object of any other class arrives as __PHP_Incomplete_Class, whose code is never run) and to
+ * MAX_DEPTH levels of nesting.
  */
 final class NativeCodec implements MessageCodec
 {
+    /** Nesting unserialize() accepts: far above what a sender lets through (MessageClasses::MAX_DEPTH). */
+    public const MAX_DEPTH = 256;
+
     public function __construct(private readonly MessageClasses $classes) {}
 
-    public function encode(array $batch): string
+    public function encode(array $batch, int $objects, ?int &$format): string
     {
+        $format = self::NATIVE;
+
         return serialize($batch);
     }
 
-    public function decode(string $bytes): array
+    public function decode(int $format, string $bytes): array
     {
-        $batch = @unserialize($bytes, ['allowed_classes' => $this->classes->all()]);
-        if (!\is_array($batch) || !array_is_list($batch)) {
+        if ($format !== self::NATIVE) {
+            throw new FrameException("A batch in wire format {$format} reached a worker that decodes only serialize(): run all workers with the same extensions.");
+        }
+        $batch = @unserialize($bytes, ['allowed_classes' => $this->classes->all(), 'max_depth' => self::MAX_DEPTH]);
+        if (!\is_array($batch) || !array_is_list($batch) || !\is_array($batch[0] ?? null)) {
             throw new FrameException('A batch from another worker could not be decoded with unserialize(): do all workers run the same code?');
         }
 
         return $batch;
+    }
+
+    public function classTable(): array
+    {
+        return $this->classes->all();
     }
 
     public function name(): string

@@ -8,8 +8,8 @@ use Nexus\Actor\ActorRef;
 use Nexus\Runtime\Deferred;
 
 /**
- * What waits at a /temp/<n> reply address: the future of a remote ask, or a local non-actor
- * sender (an ask's responder, a test probe) that a reply is passed on to.
+ * What waits at a /temp/g<generation>.<n> reply address: the future of a remote ask, or a local
+ * non-actor sender (an ask's responder, a test probe) that a reply is passed on to.
  *
  * @internal
  */

@@ -8,14 +8,28 @@ use Nexus\Worker\Exception\FrameException;
 
 /**
  * Splits a byte stream into frames (see FrameType) and builds frames.
+ *
+ * Bounds: a frame whose header announces more than the current limit (limit()) is refused as soon
+ * as its 5-byte header is read, before any of its payload is buffered; a link starts with the
+ * limit of a handshake and is raised only once the peer has proved it belongs to the pool. Bytes
+ * are appended in place and frames are read at an offset into the buffer; once a frame's header
+ * says how long it is, nothing is parsed or copied until all of it has arrived, so a frame read
+ * in n chunks costs O(frame size), not O(n * frame size).
  */
 final class Frames
 {
     public const HEADER = 5;
-    /** A batch above this is refused rather than buffered: a peer gone wrong must not exhaust memory. */
-    public const MAX_PAYLOAD = 64 * 1024 * 1024;
+    /** The largest frame any link accepts: a batch is split well below this (see PeerLink). */
+    public const MAX_PAYLOAD = 16 * 1024 * 1024;
+    /** The largest frame an unauthenticated peer may send: a handshake is far smaller. */
+    public const HANDSHAKE_PAYLOAD = 512;
 
     private string $buffer = '';
+    private int $offset = 0;
+    /** Bytes needed before the next frame is complete (0: unknown, parse the header). */
+    private int $needed = 0;
+
+    public function __construct(private int $limit = self::MAX_PAYLOAD) {}
 
     public static function encode(FrameType $type, string $payload): string
     {
@@ -36,6 +50,14 @@ final class Frames
     }
 
     /**
+     * The largest payload accepted from now on (for frames whose header is not read yet).
+     */
+    public function limit(int $bytes): void
+    {
+        $this->limit = min(self::MAX_PAYLOAD, max(0, $bytes));
+    }
+
+    /**
      * Appends bytes and returns the frames now complete, as [type, payload] pairs.
      *
      * @return list<array{FrameType, string}>
@@ -44,33 +66,74 @@ final class Frames
      */
     public function push(string $bytes): array
     {
-        $buffer = $this->buffer === '' ? $bytes : $this->buffer . $bytes;
-        $length = \strlen($buffer);
-        $offset = 0;
+        $this->append($bytes);
         $frames = [];
-        while ($length - $offset >= self::HEADER) {
-            /** @var array{len: int, type: int} $header */
-            $header = unpack('Nlen/Ctype', $buffer, $offset);
-            $size = $header['len'];
-            $code = $header['type'];
-            if ($size > self::MAX_PAYLOAD) {
-                throw new FrameException("A frame of {$size} bytes exceeds the limit of " . self::MAX_PAYLOAD . ' bytes.');
-            }
-            if ($length - $offset - self::HEADER < $size) {
-                break;
-            }
-            $type = FrameType::tryFrom($code)
-                ?? throw new FrameException("Unknown frame type {$code}: is the other side a Nexus worker of the same version?");
-            $frames[] = [$type, (string) substr($buffer, $offset + self::HEADER, $size)];
-            $offset += self::HEADER + $size;
+        while (($frame = $this->next()) !== null) {
+            $frames[] = $frame;
         }
-        $this->buffer = $offset === 0 ? $buffer : (string) substr($buffer, $offset);
 
         return $frames;
     }
 
+    /**
+     * Appends bytes without reading frames: next() takes them one at a time, so that a limit()
+     * set after one frame applies to the next.
+     */
+    public function append(string $bytes): void
+    {
+        if ($this->buffer === '') {
+            $this->buffer = $bytes;
+        } else {
+            $this->buffer .= $bytes; // in place: the buffer has no other reference
+        }
+    }
+
+    /**
+     * The next complete frame as [type, payload], or null when none is complete yet.
+     *
+     * @return array{FrameType, string}|null
+     *
+     * @throws FrameException on an unknown type or an oversized frame
+     */
+    public function next(): ?array
+    {
+        $offset = $this->offset;
+        $available = \strlen($this->buffer) - $offset;
+        if ($available < self::HEADER || $available < $this->needed) {
+            return null;
+        }
+        /** @var array{len: int, type: int} $header */
+        $header = unpack('Nlen/Ctype', $this->buffer, $offset);
+        $size = $header['len'];
+        if ($size > $this->limit) {
+            throw new FrameException("A frame of {$size} bytes exceeds the limit of {$this->limit} bytes.");
+        }
+        if ($available - self::HEADER < $size) {
+            $this->needed = self::HEADER + $size; // nothing to parse until that much has arrived
+            if ($offset > 0) {
+                $this->buffer = substr($this->buffer, $offset);
+                $this->offset = 0;
+            }
+
+            return null;
+        }
+        $type = FrameType::tryFrom($header['type'])
+            ?? throw new FrameException("Unknown frame type {$header['type']}: is the other side a Nexus worker of the same version?");
+        $payload = $size === 0 ? '' : substr($this->buffer, $offset + self::HEADER, $size);
+        $this->needed = 0;
+        $offset += self::HEADER + $size;
+        if ($offset === \strlen($this->buffer)) {
+            $this->buffer = '';
+            $this->offset = 0;
+        } else {
+            $this->offset = $offset;
+        }
+
+        return [$type, $payload];
+    }
+
     public function bufferedBytes(): int
     {
-        return \strlen($this->buffer);
+        return \strlen($this->buffer) - $this->offset;
     }
 }

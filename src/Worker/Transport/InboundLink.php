@@ -5,15 +5,23 @@ declare(strict_types=1);
 namespace Nexus\Worker\Transport;
 
 use Nexus\Io\Connection;
-use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\Exception\FrameException;
 use Nexus\Worker\Internal\Mesh;
 use Psr\Log\LoggerInterface;
 
 /**
- * A link another worker opened to this one: it must first prove it belongs to the pool (the
- * pool's secret, in a Hello frame); then its batches are delivered into mailboxes and
- * acknowledged (every 32 batches or 5 ms, whichever comes first).
+ * A link another worker opened to this one. It must first prove it belongs to the pool
+ * (Handshake: Hello, Challenge, Proof) as a worker the master started: a number from 0 to
+ * count-1 other than this one's, or this slot's own number for the worker this one replaces or
+ * is replaced by in a reload. Until then it may send frames of a handshake's size only, and it
+ * is closed if it has not finished within HANDSHAKE_TIMEOUT.
+ *
+ * Then its batches are delivered into mailboxes, in order, and acknowledged (every 32 batches or
+ * 5 ms, whichever comes first; at once when this worker is leaving). A batch is acknowledged only
+ * once every message of it was delivered or became a dead letter. When a message must wait (its
+ * mailbox is full, see Mesh::deliverBatch()) the link stops reading, so the sender's link fills
+ * up and its senders slow down, and tries again every RETRY_DELAY; after the pool's
+ * undeliveredTimeout of waiting, what still cannot go in becomes a dead letter (MailboxFull).
  *
  * @internal
  */
@@ -23,29 +31,76 @@ final class InboundLink
     private const ACK_EVERY = 32;
     /** ... or after this many seconds: an acknowledgement per batch would wake the sender for nothing. */
     private const ACK_DELAY = 0.005;
+    /** Seconds a connecting process gets to prove it belongs to the pool. */
+    private const HANDSHAKE_TIMEOUT = 5.0;
+    /** Seconds between tries to deliver a message that had to wait. */
+    private const RETRY_DELAY = 0.002;
 
     private readonly Frames $frames;
     private ?int $peer = null;
+    private string $role = '';
+    private int $selfAlias = -1;
+    private string $clientIdentity = '';
+    private string $clientNonce = '';
+    private string $serverNonce = '';
     private int $lastSequence = 0;
     private int $unacknowledged = 0;
     private ?int $ackTimer = null;
+    private ?int $handshakeTimer;
+    /** @var list<mixed>|null the batch being delivered when a message had to wait */
+    private ?array $pending = null;
+    private int $position = 0;
+    private int $pendingSequence = 0;
+    private float $waitingSince = 0.0;
+    private ?int $retryTimer = null;
+    private bool $leaving = false;
 
     public function __construct(
         private readonly Connection $connection,
         private readonly Mesh $mesh,
-        private readonly string $secret,
-        private readonly MessageCodec $codec,
         private readonly LoggerInterface $logger,
     ) {
-        $this->frames = new Frames();
+        $this->frames = new Frames(Frames::HANDSHAKE_PAYLOAD);
+        $loop = $mesh->system->loop;
+        $this->handshakeTimer = $loop->delay(self::HANDSHAKE_TIMEOUT, function (): void {
+            $this->handshakeTimer = null;
+            if ($this->peer === null) {
+                $this->refuse('it did not complete the handshake within ' . self::HANDSHAKE_TIMEOUT . ' s');
+            }
+        });
+        $loop->unreference($this->handshakeTimer);
         $connection->onData(function (string $bytes): void {
             $this->received($bytes);
         });
+        $connection->onClose(function (): void {
+            $this->cancelTimers();
+        });
+    }
+
+    /**
+     * Tells the other worker that this one is leaving: it should send what comes next elsewhere
+     * (to this slot's new worker, through the slot's socket name) once what it sent here is
+     * acknowledged, and then close this link.
+     */
+    public function goodbye(): void
+    {
+        if ($this->leaving || $this->peer === null || !$this->connection->isWritable()) {
+            return;
+        }
+        $this->leaving = true;
+        $this->acknowledge();
+        $this->connection->write(Frames::encode(FrameType::Goodbye, ''));
+    }
+
+    public function role(): string
+    {
+        return $this->role;
     }
 
     public function close(): void
     {
         $this->acknowledge();
+        $this->cancelTimers();
         $this->connection->close();
     }
 
@@ -53,27 +108,94 @@ final class InboundLink
     {
         $this->mesh->system->loop->markActive();
         try {
-            foreach ($this->frames->push($bytes) as [$type, $payload]) {
-                if ($this->peer === null) {
-                    $this->peer = $this->authenticate($type, $payload);
-
-                    continue;
-                }
-                if ($type !== FrameType::Batch || \strlen($payload) < 8) {
-                    throw new FrameException("Worker {$this->peer} sent a {$type->name} frame where batches were expected.");
-                }
-                $sequence = Frames::sequence($payload);
-                $this->mesh->deliverBatch($this->codec->decode(substr($payload, 8)));
-                $this->lastSequence = $sequence;
-                ++$this->unacknowledged;
-            }
+            $this->frames->append($bytes);
+            $this->process();
         } catch (FrameException $e) {
-            $this->logger->warning('Closing a link from {peer}: {error}', ['peer' => $this->peer === null ? 'an unknown process' : "worker {$this->peer}", 'error' => $e->getMessage()]);
-            $this->connection->close(); // the mesh forgets the link when it closes
+            $this->refuse($e->getMessage());
+        }
+    }
+
+    /**
+     * Handles the frames read, in order, until one must wait.
+     *
+     * @throws FrameException
+     */
+    private function process(): void
+    {
+        while ($this->pending === null && ($frame = $this->frames->next()) !== null) {
+            [$type, $payload] = $frame;
+            if ($this->peer === null) {
+                $this->handshake($type, $payload);
+
+                continue;
+            }
+            if ($type !== FrameType::Batch || \strlen($payload) < 9) {
+                throw new FrameException("worker {$this->peer} sent a {$type->name} frame where batches were expected");
+            }
+            $sequence = Frames::sequence($payload);
+            $batch = $this->mesh->codec->decode(\ord($payload[8]), substr($payload, 9));
+            $reached = $this->mesh->deliverBatch($batch, 1, $this->selfAlias);
+            if ($reached < \count($batch)) {
+                $this->wait($batch, $reached, $sequence);
+
+                return;
+            }
+            $this->lastSequence = $sequence;
+            ++$this->unacknowledged;
+        }
+        $this->scheduleAck();
+    }
+
+    /**
+     * @param list<mixed> $batch
+     */
+    private function wait(array $batch, int $position, int $sequence): void
+    {
+        $this->pending = $batch;
+        $this->position = $position;
+        $this->pendingSequence = $sequence;
+        $this->waitingSince = $this->mesh->system->loop->now();
+        $this->connection->pause();
+        $this->scheduleAck();
+        $this->retryTimer = $this->mesh->system->loop->delay(self::RETRY_DELAY, $this->retry(...));
+    }
+
+    private function retry(): void
+    {
+        $this->retryTimer = null;
+        $batch = $this->pending;
+        if ($batch === null || $this->connection->isClosed()) {
+            return;
+        }
+        $force = $this->mesh->system->loop->now() - $this->waitingSince >= $this->mesh->undeliveredTimeout;
+        $reached = $this->mesh->deliverBatch($batch, $this->position, $this->selfAlias, $force);
+        if ($reached < \count($batch)) {
+            if ($reached !== $this->position) {
+                $this->waitingSince = $this->mesh->system->loop->now(); // it moves: wait afresh for the next one
+            }
+            $this->position = $reached;
+            $this->retryTimer = $this->mesh->system->loop->delay(self::RETRY_DELAY, $this->retry(...));
 
             return;
         }
-        if ($this->unacknowledged >= self::ACK_EVERY) {
+        $this->pending = null;
+        $this->lastSequence = $this->pendingSequence;
+        ++$this->unacknowledged;
+        try {
+            $this->process();
+        } catch (FrameException $e) {
+            $this->refuse($e->getMessage());
+
+            return;
+        }
+        if ($this->pending === null) {
+            $this->connection->resume();
+        }
+    }
+
+    private function scheduleAck(): void
+    {
+        if ($this->unacknowledged >= self::ACK_EVERY || ($this->leaving && $this->unacknowledged > 0)) {
             $this->acknowledge();
         } elseif ($this->unacknowledged > 0 && $this->ackTimer === null) {
             $loop = $this->mesh->system->loop;
@@ -91,25 +213,91 @@ final class InboundLink
             $this->mesh->system->loop->cancel($this->ackTimer);
             $this->ackTimer = null;
         }
-        if ($this->unacknowledged > 0 && !$this->connection->isClosed()) {
+        if ($this->unacknowledged > 0 && $this->connection->isWritable()) {
             $this->unacknowledged = 0;
             $this->connection->write(pack('NCJ', 8, FrameType::Ack->value, $this->lastSequence));
         }
     }
 
-    private function authenticate(FrameType $type, string $payload): int
+    /**
+     * @throws FrameException
+     */
+    private function handshake(FrameType $type, string $payload): void
     {
-        $parts = explode(' ', $payload, 3);
-        if ($type !== FrameType::Hello || \count($parts) !== 3 || !ctype_digit($parts[0])) {
+        if ($this->clientNonce === '') {
+            $this->hello($type, $payload);
+
+            return;
+        }
+        $proof = $type === FrameType::Proof ? @hex2bin($payload) : false;
+        $expected = $this->mesh->handshake->clientProof($this->clientNonce, $this->serverNonce, $this->clientIdentity, $this->mesh->identity());
+        if (!\is_string($proof) || !Handshake::matches($expected, $proof)) {
+            throw new FrameException('it does not know the pool secret (its proof does not match)');
+        }
+        [$role, $id] = explode(':', $this->clientIdentity);
+        $this->peer = (int) $id;
+        $this->role = $role;
+        $this->selfAlias = match ($role) {
+            'predecessor' => Mesh::PREDECESSOR,
+            'successor' => Mesh::SUCCESSOR,
+            default => -1,
+        };
+        $this->frames->limit(Frames::MAX_PAYLOAD);
+        if ($this->handshakeTimer !== null) {
+            $this->mesh->system->loop->cancel($this->handshakeTimer);
+            $this->handshakeTimer = null;
+        }
+    }
+
+    /**
+     * @throws FrameException
+     */
+    private function hello(FrameType $type, string $payload): void
+    {
+        $parts = explode(' ', $payload);
+        if ($type !== FrameType::Hello || \count($parts) !== 5 || $parts[0] !== 'nexus1' || !ctype_digit($parts[2])) {
             throw new FrameException('the first frame was not a Hello from a worker of this pool');
         }
-        if ($parts[1] !== $this->codec->name()) {
-            throw new FrameException("it encodes with {$parts[1]} and this worker with {$this->codec->name()}; run all workers with the same extensions");
+        [, $role, $id, $codec, $nonce] = $parts;
+        $id = (int) $id;
+        if ($codec !== $this->mesh->codec->name()) {
+            throw new FrameException("it encodes with {$codec} and this worker with {$this->mesh->codec->name()}; run all workers with the same extensions");
         }
-        if (!hash_equals($this->secret, $parts[2])) {
-            throw new FrameException('it does not know the pool secret');
+        $allowed = match ($role) {
+            'peer' => $id >= 0 && $id < $this->mesh->count && $id !== $this->mesh->id,
+            'predecessor' => $id === $this->mesh->id && $this->mesh->handOff->expectsPredecessor(),
+            'successor' => $id === $this->mesh->id && $this->mesh->handOff->isHandingOff(),
+            default => false,
+        };
+        if (!$allowed) {
+            throw new FrameException("it claims to be {$role} {$id}, which is no worker the master started for this pool of {$this->mesh->count}");
         }
+        $clientNonce = @hex2bin($nonce);
+        if (!\is_string($clientNonce) || \strlen($clientNonce) !== Handshake::NONCE_BYTES) {
+            throw new FrameException('its Hello carries no valid nonce');
+        }
+        $this->clientNonce = $clientNonce;
+        $this->serverNonce = Handshake::nonce();
+        $this->clientIdentity = "{$role}:{$id}";
+        $proof = $this->mesh->handshake->serverProof($this->clientNonce, $this->serverNonce, $this->clientIdentity, $this->mesh->identity());
+        $this->connection->write(Frames::encode(FrameType::Challenge, "{$this->mesh->id} " . bin2hex($this->serverNonce) . ' ' . bin2hex($proof)));
+    }
 
-        return (int) $parts[0];
+    private function refuse(string $why): void
+    {
+        $this->logger->warning('Closing a link from {peer}: {error}', ['peer' => $this->peer === null ? 'an unknown process' : "worker {$this->peer}", 'error' => $why]);
+        $this->cancelTimers();
+        $this->connection->close(); // the mesh forgets the link when it closes
+    }
+
+    private function cancelTimers(): void
+    {
+        $loop = $this->mesh->system->loop;
+        foreach ([$this->ackTimer, $this->retryTimer, $this->handshakeTimer] as $timer) {
+            if ($timer !== null) {
+                $loop->cancel($timer);
+            }
+        }
+        $this->ackTimer = $this->retryTimer = $this->handshakeTimer = null;
     }
 }

@@ -9,18 +9,31 @@ use Nexus\Io\Connection;
 use Nexus\Io\Connector;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
-use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\Exception\FrameException;
 use Nexus\Worker\Internal\Mesh;
 
 /**
- * The one-way link from this worker to another: messages queue in an outbox and leave as one
- * frame per loop turn, so order per sender and receiver is kept and a burst costs one write.
+ * The one-way link from this worker to another: messages queue and leave in frames, in order, so
+ * order per sender and receiver is kept and a burst costs one write per frame.
  *
- * A batch stays remembered until the receiver acknowledges it was put into mailboxes. When the
- * link breaks, what was unacknowledged becomes dead letters (WorkerLost: it may or may not have
- * arrived); what is still in the outbox waits for the worker to come back (a replacement takes
- * over its socket) and becomes dead letters (WorkerUnavailable) only after $undeliveredTimeout.
+ * Bounds and what happens at them:
+ *  - A frame holds at most MAX_BATCH messages and about MAX_FRAME_BYTES (estimated) of them; a
+ *    burst leaves as several frames, and a single message larger than that travels alone (a
+ *    message above Mesh::MAX_MESSAGE_BYTES was refused at tell()). A frame that still encodes
+ *    above Frames::MAX_PAYLOAD is split again; a lone message that does becomes a dead letter
+ *    (TooLarge).
+ *  - HIGH_WATER_MARK bytes written but not taken by the kernel (the other worker reads more
+ *    slowly than this one writes), or MAX_WAITING messages / MAX_WAITING_BYTES waiting for a
+ *    worker that is not connected, make the link congested (isCongested()): senders then wait
+ *    or their messages become dead letters (see Mesh::send()).
+ *
+ * A batch stays remembered (encoded: no work for the cycle collector) until the receiver
+ * acknowledges it was put into mailboxes. When the link breaks, what was unacknowledged becomes
+ * dead letters (WorkerLost: it may or may not have arrived); what had not left waits for the
+ * worker to come back (a replacement takes over its socket) and becomes dead letters
+ * (WorkerUnavailable) only after the pool's undeliveredTimeout. A Goodbye from the other worker
+ * (it is being replaced) makes the link stop sending, wait for the last acknowledgements, close,
+ * and open again to the slot's new worker.
  *
  * @internal
  */
@@ -28,73 +41,113 @@ final class PeerLink
 {
     private const RETRY_FIRST = 0.01;
     private const RETRY_MAX = 0.25;
-    /** Messages per frame at most: a burst leaves in frames of this size instead of one huge one. */
-    private const MAX_BATCH = 1024;
-    /** Bytes written but not yet taken by the kernel above which senders in a fiber wait. */
-    private const HIGH_WATER_MARK = 4 * 1024 * 1024;
-    /** Messages queued for a worker not connected (yet) above which senders in a fiber wait. */
-    private const MAX_WAITING = 65_536;
+    /** Messages per frame at most. */
+    public const MAX_BATCH = 1024;
+    /** Estimated bytes of messages per frame at most (one larger message travels alone). */
+    public const MAX_FRAME_BYTES = 1024 * 1024;
+    /** Bytes written but not yet taken by the kernel above which the link is congested. */
+    public const HIGH_WATER_MARK = 4 * 1024 * 1024;
+    /** Messages waiting for a worker not connected (yet) above which the link is congested ... */
+    public const MAX_WAITING = 65_536;
+    /** ... or estimated bytes of them. */
+    public const MAX_WAITING_BYTES = 128 * 1024 * 1024;
+    /** Seconds the other worker gets to answer the handshake. */
+    private const HANDSHAKE_TIMEOUT = 5.0;
 
+    /** The authenticated connection batches go to. */
     private ?Connection $connection = null;
+    /** A connection whose handshake is under way. */
+    private ?Connection $opening = null;
+    private string $nonce = '';
     private bool $connecting = false;
+    /** close() was called: send what is queued, then end the connection once all is acknowledged. */
+    private bool $closing = false;
     private bool $closed = false;
-    /** @var list<mixed> flat (path, message, sender worker, sender path) */
-    private array $outbox = [];
+    /** Goodbye received: send nothing more on this connection; close it once all is acknowledged. */
+    private bool $retiring = false;
+    /** @var list<mixed> the frame being filled: class table placeholder, then flat (path, message, sender worker, sender path) */
+    private array $segment = [[]];
+    private int $segmentCount = 0;
+    private int $segmentBytes = 0;
+    private int $segmentObjects = 0;
+    /** @var list<array{list<mixed>, int, int, int}> frames filled but not sent: batch, objects (MessageClasses::check()), messages, bytes */
+    private array $sealed = [];
+    private int $sealedCount = 0;
+    private int $sealedBytes = 0;
     private bool $flushScheduled = false;
     private int $sequence = 0;
     /**
-     * Sent batches by sequence number, until acknowledged; kept encoded, as strings, so that
-     * messages in flight are no work for PHP's cycle collector.
+     * Sent batches by sequence number, until acknowledged: wire format and bytes.
      *
-     * @var array<int, string>
+     * @var array<int, array{int, string}>
      */
     private array $unacked = [];
     private float $waitingSince = \INF;
     private float $retryDelay = self::RETRY_FIRST;
     private ?int $retryTimer = null;
     private bool $congested = false;
+    /**
+     * Whether the link is congested (see isCongested()); kept up to date where what it depends on
+     * changes (messages waiting are counted per frame filled), so a sender reads a property.
+     */
+    public bool $full = false;
     /** @var Deferred<null>|null settles when the link takes messages again */
     private ?Deferred $relieved = null;
-    private readonly Frames $frames;
+    private Frames $frames;
     /** @var \Closure(): void */
     private readonly \Closure $flushCallback;
+    private readonly string $role;
 
     public function __construct(
         private readonly Mesh $mesh,
         private readonly int $worker,
-        private readonly MessageCodec $codec,
-        private readonly float $undeliveredTimeout,
     ) {
-        $this->frames = new Frames();
+        $this->frames = new Frames(Frames::HANDSHAKE_PAYLOAD);
         $this->flushCallback = function (): void {
             $this->flush();
         };
+        $this->role = match ($worker) {
+            Mesh::SUCCESSOR => 'predecessor',
+            Mesh::PREDECESSOR => 'successor',
+            default => 'peer',
+        };
     }
 
-    public function enqueue(string $path, mixed $message, int $senderWorker, string $senderPath): void
+    public function enqueue(string $path, mixed $message, int $senderWorker, string $senderPath, int $bytes, int $objects): void
     {
-        $this->outbox[] = $path;
-        $this->outbox[] = $message;
-        $this->outbox[] = $senderWorker;
-        $this->outbox[] = $senderPath;
-        if (\count($this->outbox) >= self::MAX_BATCH * 4 && $this->connection !== null) {
-            $this->flush();
-        } elseif (!$this->flushScheduled) {
+        $this->segment[] = $path;
+        $this->segment[] = $message;
+        $this->segment[] = $senderWorker;
+        $this->segment[] = $senderPath;
+        $this->segmentBytes += $bytes;
+        $this->segmentObjects |= $objects;
+        if (++$this->segmentCount >= self::MAX_BATCH || $this->segmentBytes >= self::MAX_FRAME_BYTES) {
+            if ($this->connection !== null && !$this->retiring && !$this->congested && \count($this->sealed) === 0) {
+                $this->writeSegment($this->connection);
+            } else {
+                $this->seal();
+            }
+        }
+        if (!$this->flushScheduled) {
             $this->flushScheduled = true;
             $this->mesh->system->loop->defer($this->flushCallback);
         }
     }
 
     /**
-     * Sends what is queued and closes the link; what cannot leave any more becomes dead letters.
-     */
-    /**
      * Whether a sender should wait before sending more (see whenRelieved()): the peer reads more
      * slowly than this worker writes, or messages pile up for a worker that is not there.
      */
     public function isCongested(): bool
     {
-        return $this->congested || ($this->connection === null && \count($this->outbox) >= self::MAX_WAITING * 4);
+        return $this->full;
+    }
+
+    private function refreshFull(): void
+    {
+        $this->full = $this->congested
+            || $this->sealedCount + $this->segmentCount >= self::MAX_WAITING
+            || $this->sealedBytes + $this->segmentBytes >= self::MAX_WAITING_BYTES;
     }
 
     /**
@@ -106,58 +159,157 @@ final class PeerLink
         return ($this->relieved ??= new Deferred($this->mesh->system->loop))->future();
     }
 
+    /**
+     * Nothing queued, nothing unacknowledged.
+     */
+    public function isIdle(): bool
+    {
+        return $this->segmentCount === 0 && \count($this->sealed) === 0 && (\count($this->unacked) === 0 || $this->connection === null);
+    }
+
+    /**
+     * Sends what is queued (connecting first if need be) and closes the link once it is
+     * acknowledged; abort() ends what is left when the drain runs out of time.
+     */
     public function close(): void
     {
-        if ($this->connection !== null) {
-            $this->flush();
-        } elseif ($this->outbox !== []) {
-            $this->mesh->undeliverable($this->outbox, $this->worker, DeadLetterReason::WorkerUnavailable);
-            $this->outbox = [];
+        $this->closing = true;
+        $this->flush();
+        if ($this->connection !== null && \count($this->unacked) === 0 && \count($this->sealed) === 0) {
+            $this->connection->end();
         }
-        $this->closed = true;
-        $this->relieve();
+    }
+
+    /**
+     * Closes at once (the drain ran out of time): what is unacknowledged becomes dead letters.
+     */
+    public function abort(): void
+    {
+        $this->closed = $this->closing = true;
         if ($this->retryTimer !== null) {
             $this->mesh->system->loop->cancel($this->retryTimer);
             $this->retryTimer = null;
         }
-        $this->connection?->end();
+        $this->connection?->close();
+        $this->opening?->close();
+        $this->dropWaiting(DeadLetterReason::WorkerUnavailable);
+    }
+
+    private function seal(): void
+    {
+        if ($this->segmentCount === 0) {
+            return;
+        }
+        if ($this->segmentObjects !== 0) {
+            $this->segment[0] = $this->mesh->codec->classTable();
+        }
+        $this->sealed[] = [$this->segment, $this->segmentObjects, $this->segmentCount, $this->segmentBytes];
+        $this->sealedCount += $this->segmentCount;
+        $this->sealedBytes += $this->segmentBytes;
+        $this->segment = [[]];
+        $this->segmentCount = $this->segmentBytes = 0;
+        $this->segmentObjects = 0;
+        $this->refreshFull();
     }
 
     private function flush(): void
     {
         $this->flushScheduled = false;
-        if ($this->outbox === []) {
-            return;
-        }
         $connection = $this->connection;
-        if ($connection === null) {
-            if ($this->waitingSince === \INF) {
-                $this->waitingSince = $this->mesh->system->loop->now();
+        if ($connection !== null && !$this->retiring && !$this->congested) {
+            if (\count($this->sealed) !== 0) {
+                $this->sendSealed(); // older frames first
             }
-            $this->connect();
+            if ($this->segmentCount !== 0 && !$this->congested && \count($this->sealed) === 0) {
+                $this->writeSegment($connection); // the common case: one frame per turn, straight out
+            }
+            if ($this->segmentCount === 0) {
+                return;
+            }
+        }
+        $this->seal();
+        if (\count($this->sealed) === 0 || $connection !== null) {
+            return; // written, or waiting for the link to drain or to switch over
+        }
+        if ($this->waitingSince === \INF) {
+            $this->waitingSince = $this->mesh->system->loop->now();
+        }
+        $this->connect();
+    }
+
+    /**
+     * Writes the frame being filled at once (nothing older waits).
+     */
+    private function writeSegment(Connection $connection): void
+    {
+        $batch = $this->segment;
+        $objects = $this->segmentObjects;
+        $this->segment = [[]];
+        $this->segmentCount = $this->segmentBytes = $this->segmentObjects = 0;
+        if ($objects !== 0) {
+            $batch[0] = $this->mesh->codec->classTable(); // $batch is the only reference left: no copy
+        }
+        $this->mesh->system->loop->markActive();
+        $this->write($connection, $batch, $objects);
+        if ($this->congested) {
+            $this->refreshFull();
+        }
+    }
+
+    /**
+     * Writes sealed frames while the connection takes them: beyond its high-water mark they wait
+     * here (counted as waiting) until it drains, so no more than about HIGH_WATER_MARK plus one
+     * frame is ever in the connection's buffer.
+     */
+    private function sendSealed(): void
+    {
+        $connection = $this->connection;
+        \assert($connection !== null);
+        $this->mesh->system->loop->markActive();
+        while (!$this->congested && \count($this->sealed) !== 0) {
+            [$batch, $objects, $count, $bytes] = array_shift($this->sealed);
+            $this->sealedCount -= $count;
+            $this->sealedBytes -= $bytes;
+            $this->write($connection, $batch, $objects);
+        }
+        $this->refreshFull();
+        $this->relieveIfRoom();
+    }
+
+    /**
+     * @param list<mixed> $batch
+     */
+    private function write(Connection $connection, array $batch, int $objects): void
+    {
+        $format = 0;
+        $encoded = $this->mesh->codec->encode($batch, $objects, $format);
+        if (\strlen($encoded) + 9 > Frames::MAX_PAYLOAD) {
+            $messages = intdiv(\count($batch) - 1, 4);
+            if ($messages <= 1) {
+                $this->mesh->undeliverable($batch, $this->worker, DeadLetterReason::TooLarge);
+
+                return;
+            }
+            $half = 1 + 4 * intdiv($messages, 2);
+            $this->write($connection, [$batch[0], ...\array_slice($batch, 1, $half - 1)], $objects);
+            $this->write($connection, [$batch[0], ...\array_slice($batch, $half)], $objects);
 
             return;
         }
-        $this->mesh->system->loop->markActive();
-        $encoded = $this->codec->encode($this->outbox);
-        $this->outbox = [];
         $sequence = ++$this->sequence;
-        $this->unacked[$sequence] = $encoded;
-        if (!$connection->write(pack('NCJ', \strlen($encoded) + 8, FrameType::Batch->value, $sequence) . $encoded)) {
+        $this->unacked[$sequence] = [$format, $encoded];
+        if (!$connection->write(pack('NCJC', \strlen($encoded) + 9, FrameType::Batch->value, $sequence, $format) . $encoded)) {
             $this->congested = true;
-        } elseif ($this->relieved !== null) {
-            $this->relieve();
         }
     }
 
     private function connect(): void
     {
-        if ($this->connecting || $this->closed || $this->retryTimer !== null) {
+        if ($this->connecting || $this->opening !== null || $this->closed || $this->retryTimer !== null) {
             return;
         }
         $this->connecting = true;
-        $loop = $this->mesh->system->loop;
-        Connector::connect($loop, $this->mesh->socketAddress($this->worker), 1.0, self::HIGH_WATER_MARK)
+        Connector::connect($this->mesh->system->loop, $this->mesh->socketAddress($this->worker), 1.0, self::HIGH_WATER_MARK)
             ->onSettle(function (?\Throwable $error, mixed $connection): void {
                 $this->connecting = false;
                 if ($error !== null || !$connection instanceof Connection) {
@@ -170,37 +322,94 @@ final class PeerLink
 
                     return;
                 }
-                $this->connected($connection);
+                $this->open($connection);
             });
     }
 
-    private function connected(Connection $connection): void
+    /**
+     * Proves this worker belongs to the pool (Handshake) on a new connection.
+     */
+    private function open(Connection $connection): void
     {
-        $this->connection = $connection;
-        $this->retryDelay = self::RETRY_FIRST;
-        $this->waitingSince = \INF;
-        $connection->write(Frames::encode(FrameType::Hello, $this->mesh->hello()));
-        $connection->onData(function (string $bytes) use ($connection): void {
+        $this->opening = $connection;
+        $this->nonce = Handshake::nonce();
+        $this->frames = new Frames(Frames::HANDSHAKE_PAYLOAD);
+        $loop = $this->mesh->system->loop;
+        $timer = $loop->delay(self::HANDSHAKE_TIMEOUT, static function () use ($connection): void {
+            $connection->close();
+        });
+        $loop->unreference($timer);
+        $connection->write(Frames::encode(FrameType::Hello, \sprintf(
+            'nexus1 %s %d %s %s',
+            $this->role,
+            $this->mesh->id,
+            $this->mesh->codec->name(),
+            bin2hex($this->nonce),
+        )));
+        $connection->onData(function (string $bytes) use ($connection, $timer): void {
             try {
                 foreach ($this->frames->push($bytes) as [$type, $payload]) {
-                    if ($type !== FrameType::Ack || \strlen($payload) !== 8) {
-                        throw new FrameException("Worker {$this->worker} sent a {$type->name} frame on a link that only carries acknowledgements.");
+                    if ($this->connection !== $connection) {
+                        $this->challenged($connection, $type, $payload);
+                        $this->mesh->system->loop->cancel($timer);
+                    } elseif ($type === FrameType::Ack && \strlen($payload) === 8) {
+                        $this->acknowledged(Frames::sequence($payload));
+                    } elseif ($type === FrameType::Goodbye) {
+                        $this->retire();
+                    } else {
+                        throw new FrameException("it sent a {$type->name} frame on a link that only carries acknowledgements");
                     }
-                    $this->acknowledged(Frames::sequence($payload));
                 }
             } catch (FrameException $e) {
                 $this->mesh->system->logger->warning('Link to worker {worker} closed: {error}', ['worker' => $this->worker, 'error' => $e->getMessage()]);
                 $connection->close();
             }
         });
-        $connection->onDrain(function (): void {
-            $this->relieve();
-        });
-        $connection->onClose(function () use ($connection): void {
+        $connection->onDrain(function () use ($connection): void {
             if ($this->connection === $connection) {
-                $this->lost();
+                $this->relieve();
             }
         });
+        $connection->onClose(function () use ($connection, $timer): void {
+            $this->mesh->system->loop->cancel($timer);
+            if ($this->connection === $connection) {
+                $this->lost();
+            } elseif ($this->opening === $connection) {
+                $this->opening = null;
+                $this->retryLater();
+            }
+            $this->mesh->checkDrained();
+        });
+    }
+
+    /**
+     * @throws FrameException
+     */
+    private function challenged(Connection $connection, FrameType $type, string $payload): void
+    {
+        $parts = explode(' ', $payload);
+        $expectedId = $this->worker < 0 ? $this->mesh->id : $this->worker;
+        if ($type !== FrameType::Challenge || \count($parts) !== 3 || $parts[0] !== (string) $expectedId) {
+            throw new FrameException('it did not answer the Hello with the Challenge of the expected worker');
+        }
+        $serverNonce = @hex2bin($parts[1]);
+        $proof = @hex2bin($parts[2]);
+        if (!\is_string($serverNonce) || \strlen($serverNonce) !== Handshake::NONCE_BYTES || !\is_string($proof)) {
+            throw new FrameException('its Challenge is malformed');
+        }
+        $client = $this->mesh->identity($this->role);
+        $server = "worker:{$expectedId}";
+        if (!Handshake::matches($this->mesh->handshake->serverProof($this->nonce, $serverNonce, $client, $server), $proof)) {
+            throw new FrameException('it does not know the pool secret (its proof does not match)');
+        }
+        $connection->write(Frames::encode(FrameType::Proof, bin2hex($this->mesh->handshake->clientProof($this->nonce, $serverNonce, $client, $server))));
+        $this->opening = null;
+        $this->connection = $connection;
+        $this->retiring = false;
+        $this->congested = false;
+        $this->refreshFull();
+        $this->retryDelay = self::RETRY_FIRST;
+        $this->waitingSince = \INF;
         $this->flush();
     }
 
@@ -212,37 +421,98 @@ final class PeerLink
             }
             unset($this->unacked[$sent]);
         }
+        if (\count($this->unacked) === 0) {
+            if ($this->retiring) {
+                $this->switchOver();
+            } elseif ($this->closing && \count($this->sealed) === 0) {
+                $this->connection?->end();
+            }
+        }
+    }
+
+    /**
+     * The other worker is leaving: stop sending here, and move on once all is acknowledged.
+     */
+    private function retire(): void
+    {
+        $this->retiring = true;
+        if (\count($this->unacked) === 0) {
+            $this->switchOver();
+        }
+    }
+
+    private function switchOver(): void
+    {
+        $old = $this->connection;
+        $this->connection = null;
+        $this->retiring = false;
+        $this->congested = false;
+        $this->refreshFull();
+        $old?->end();
+        $this->seal();
+        if ($this->closed) {
+            $this->dropWaiting(DeadLetterReason::WorkerUnavailable);
+        } elseif (\count($this->sealed) !== 0) {
+            $this->waitingSince = $this->mesh->system->loop->now();
+            $this->connect();
+        }
+        $this->relieveIfRoom();
     }
 
     private function relieve(): void
     {
         $this->congested = false;
-        $relieved = $this->relieved;
-        $this->relieved = null;
-        $relieved?->resolve(null);
+        $this->refreshFull();
+        if ($this->connection !== null && !$this->retiring && \count($this->sealed) !== 0) {
+            $this->sendSealed();
+        } else {
+            $this->relieveIfRoom();
+        }
+    }
+
+    private function relieveIfRoom(): void
+    {
+        if ($this->relieved !== null && ($this->closed || !$this->isCongested())) {
+            $relieved = $this->relieved;
+            $this->relieved = null;
+            $relieved->resolve(null);
+        }
     }
 
     private function lost(): void
     {
         $this->connection = null;
-        $this->relieve();
+        $this->retiring = false;
+        $this->congested = false;
+        $this->refreshFull();
         $unacked = $this->unacked;
         $this->unacked = [];
         $count = 0;
-        foreach ($unacked as $encoded) {
-            $batch = $this->codec->decode($encoded);
-            $count += intdiv(\count($batch), 4);
+        foreach ($unacked as [$format, $encoded]) {
+            try {
+                $batch = $this->mesh->codec->decode($format, $encoded);
+            } catch (FrameException) {
+                continue;
+            }
+            $count += intdiv(\count($batch) - 1, 4);
             $this->mesh->undeliverable($batch, $this->worker, DeadLetterReason::WorkerLost);
+        }
+        $this->relieveIfRoom();
+        if ($this->closing && \count($this->sealed) === 0 && $this->segmentCount === 0) {
+            $this->closed = true; // closed as asked, everything delivered or dead-lettered
         }
         if ($this->closed) {
             return;
         }
         $this->mesh->workerLost($this->worker);
-        $this->mesh->system->logger->notice('Link to worker {worker} lost; {count} messages sent to it were not confirmed and went to dead letters.', [
-            'worker' => $this->worker,
-            'count' => $count,
-        ]);
-        if ($this->outbox !== []) {
+        if ($count > 0) {
+            $this->mesh->system->logger->notice('Link to worker {worker} lost; {count} messages sent to it were not confirmed and went to dead letters.', [
+                'worker' => $this->worker,
+                'count' => $count,
+            ]);
+        }
+        $this->seal();
+        if (\count($this->sealed) !== 0) {
             $this->waitingSince = $this->mesh->system->loop->now();
             $this->connect();
         }
@@ -251,28 +521,48 @@ final class PeerLink
     private function retryLater(): void
     {
         $loop = $this->mesh->system->loop;
-        if ($loop->now() - $this->waitingSince >= $this->undeliveredTimeout) {
-            $batch = $this->outbox;
-            $this->outbox = [];
-            $this->waitingSince = \INF;
-            $this->retryDelay = self::RETRY_FIRST;
+        if ($this->closed) {
+            $this->dropWaiting(DeadLetterReason::WorkerUnavailable);
+
+            return;
+        }
+        if ($loop->now() - $this->waitingSince >= $this->mesh->undeliveredTimeout) {
+            $count = $this->sealedCount + $this->segmentCount;
             $this->mesh->system->logger->warning('Worker {worker} unreachable for {timeout} s: {count} messages for it went to dead letters.', [
                 'worker' => $this->worker,
-                'timeout' => $this->undeliveredTimeout,
-                'count' => intdiv(\count($batch), 4),
+                'timeout' => $this->mesh->undeliveredTimeout,
+                'count' => $count,
             ]);
-            $this->mesh->undeliverable($batch, $this->worker, DeadLetterReason::WorkerUnavailable);
+            $this->dropWaiting(DeadLetterReason::WorkerUnavailable);
+            $this->waitingSince = \INF;
+            $this->retryDelay = self::RETRY_FIRST;
             $this->mesh->workerLost($this->worker);
-            $this->relieve();
 
             return;
         }
         $this->retryTimer = $loop->delay($this->retryDelay, function (): void {
             $this->retryTimer = null;
-            if ($this->outbox !== []) {
+            $this->seal();
+            if (\count($this->sealed) !== 0) {
                 $this->connect();
             }
         });
         $this->retryDelay = min(self::RETRY_MAX, $this->retryDelay * 2);
+    }
+
+    /**
+     * Everything not sent yet becomes dead letters with $reason.
+     */
+    private function dropWaiting(DeadLetterReason $reason): void
+    {
+        $this->seal();
+        $sealed = $this->sealed;
+        $this->sealed = [];
+        $this->sealedCount = $this->sealedBytes = 0;
+        foreach ($sealed as [$batch]) {
+            $this->mesh->undeliverable($batch, $this->worker, $reason);
+        }
+        $this->refreshFull();
+        $this->relieveIfRoom();
     }
 }

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Worker;
 
+use PHPUnit\Framework\TestCase;
+
 /**
  * Keep-alive HTTP/1.1 clients that send requests back to back until stopped, as a load test
  * does: each client reconnects when the server answers with Connection: close or closes an idle
@@ -27,11 +29,15 @@ final class LoadClient
     /** @var array<int, float> when the first response from each worker pid arrived (microtime) */
     public array $firstSeen = [];
 
+    /**
+     * @param list<string> $paths client i sends to $paths[i % count]
+     */
     public function __construct(
         private readonly string $host,
         private readonly int $port,
         private readonly int $clients,
-        private readonly string $path = '/pid',
+        private readonly array $paths = ['/pid'],
+        private readonly string $method = 'GET',
     ) {
         for ($i = 0; $i < $clients; ++$i) {
             $this->connect($i);
@@ -39,18 +45,26 @@ final class LoadClient
     }
 
     /**
-     * Pumps the clients for $seconds, calling $during once after $after seconds.
+     * Pumps the clients for $seconds, calling $during once after $after seconds; with $until,
+     * stops as soon as it holds (after $during ran), and fails the test when $seconds pass first.
      *
      * @param (\Closure(): void)|null $during
+     * @param (\Closure(): bool)|null $until
      */
-    public function run(float $seconds, ?\Closure $during = null, float $after = 0.0): void
+    public function run(float $seconds, ?\Closure $during = null, float $after = 0.0, ?\Closure $until = null): void
     {
         $end = microtime(true) + $seconds;
         $at = microtime(true) + $after;
-        while (($now = microtime(true)) < $end) {
+        while (($now = microtime(true)) < $end || $until !== null) {
+            if ($now >= $end) {
+                TestCase::fail("The load ran {$seconds} s and what it waited for did not happen.");
+            }
             if ($during !== null && $now >= $at) {
                 $during();
                 $during = null;
+            }
+            if ($until !== null && $during === null && $until()) {
+                return;
             }
             $read = array_values($this->sockets);
             $write = null;
@@ -106,7 +120,10 @@ final class LoadClient
 
     private function send(int $i): void
     {
-        $request = "GET {$this->path} HTTP/1.1\r\nHost: {$this->host}\r\n\r\n";
+        $path = $this->paths[$i % \count($this->paths)];
+        $request = $this->method === 'GET'
+            ? "GET {$path} HTTP/1.1\r\nHost: {$this->host}\r\n\r\n"
+            : "{$this->method} {$path} HTTP/1.1\r\nHost: {$this->host}\r\nContent-Length: 0\r\n\r\n";
         if (@fwrite($this->sockets[$i], $request) !== \strlen($request)) {
             $this->failures[] = [$this->pids[$i] ?? null, "client {$i}: write failed"];
             $this->reconnect($i);

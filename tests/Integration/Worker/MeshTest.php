@@ -5,22 +5,17 @@ declare(strict_types=1);
 namespace Nexus\Tests\Integration\Worker;
 
 use Nexus\Actor\ActorContext;
-use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Actor\Exception\RecipientTerminatedException;
 use Nexus\Actor\Message\PoisonPill;
 use Nexus\Actor\Message\Terminated;
-use Nexus\Log\MemoryLogger;
 use Nexus\Runtime\Future;
-use Nexus\Runtime\Loop;
-use Nexus\Tests\Support\RunsTheLoop;
+use Nexus\Worker\Exception\DeliveryUnknownException;
+use Nexus\Worker\Exception\NotDeliveredException;
 use Nexus\Worker\Exception\UnregisteredMessageClassException;
-use Nexus\Worker\PoolOptions;
 use Nexus\Worker\RemoteActorRef;
-use Nexus\Worker\WorkerContext;
-use Nexus\Worker\Workers;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -29,39 +24,7 @@ use PHPUnit\Framework\TestCase;
  */
 final class MeshTest extends TestCase
 {
-    use RunsTheLoop;
-
-    private Loop $loop;
-    private string $dir;
-    private float $deadline;
-    /** @var list<ActorSystem> */
-    private array $systems = [];
-
-    protected function setUp(): void
-    {
-        $this->loop = new Loop();
-        $this->dir = sys_get_temp_dir() . '/nexus-mesh-test-' . bin2hex(random_bytes(4));
-        mkdir($this->dir, 0o700);
-        $this->deadline = microtime(true) + 10.0;
-        $this->loop->unreference($this->loop->repeat(0.1, static function (): void {})); // lets checkLoop() run
-    }
-
-    protected function tearDown(): void
-    {
-        foreach ([$this->dir, $this->dir . '-never'] as $dir) {
-            foreach (glob($dir . '/*') ?: [] as $file) {
-                @unlink($file);
-            }
-            @rmdir($dir);
-        }
-    }
-
-    protected function checkLoop(): void
-    {
-        if (microtime(true) > $this->deadline) {
-            self::fail('The test did not finish within 10 s.');
-        }
-    }
+    use RunsWorkers;
 
     public function testTellsCrossInOrderAndRepliesComeBack(): void
     {
@@ -205,7 +168,8 @@ final class MeshTest extends TestCase
         $this->runUntil(static fn(): bool => $ask->isSettled());
 
         self::assertSame(2, $this->systems[2]->deadLetters->countFor(DeadLetterReason::WorkerUnavailable));
-        $this->expectException(RecipientTerminatedException::class);
+        $this->expectException(NotDeliveredException::class);
+        $this->expectExceptionMessage('Not delivered');
         $ask->await();
     }
 
@@ -226,50 +190,19 @@ final class MeshTest extends TestCase
         self::assertSame('echo: hi', $ask->await());
     }
 
-    public function testALinkWithoutThePoolSecretIsClosedAndDeliversNothing(): void
-    {
-        $this->worker(0);
-        $this->worker(1);
-        $got = [];
-        $this->systems[1]->spawn(Behavior::receive(static function (mixed $message) use (&$got): void {
-            $got[] = $message;
-        }), 'victim');
-        $logger = $this->loggers[1];
-        $client = stream_socket_client('unix://' . $this->dir . '/worker-1.sock');
-        self::assertIsResource($client);
-        $hello = '0 ' . (\function_exists('igbinary_serialize') ? 'igbinary' : 'serialize') . ' wrong-secret';
-        fwrite($client, pack('NC', \strlen($hello), 1) . $hello);
-        $this->runUntil(static fn(): bool => str_contains(implode("\n", $logger->messages('warning')), 'does not know the pool secret'));
-        $this->runFor(0.05);
-
-        self::assertSame([], $got);
-        self::assertSame('', (string) fread($client, 100), 'the link was closed');
-    }
-
-    public function testMessagesAWorkerDidNotConfirmBeforeItsLinkBrokeBecomeDeadLetters(): void
+    public function testMessagesAWorkerDidNotConfirmBeforeItsLinkBrokeFailAsDeliveryUnknown(): void
     {
         $w0 = $this->worker(0);
-        $impostor = stream_socket_server('unix://' . $this->dir . '/worker-1.sock');
-        self::assertIsResource($impostor);
+        $impostor = LinkPeer::server($this->dir . '/worker-1.sock', self::SECRET, 1);
         $w0->remoteRef(1, '/user/anyone')->tell('maybe lost');
         $ask = $w0->remoteRef(1, '/user/anyone')->ask('anyone?', 5.0);
-        $peer = null;
-        $received = '';
-        $this->runUntil(static function () use ($impostor, &$peer, &$received): bool {
-            $peer ??= @stream_socket_accept($impostor, 0) ?: null;
-            if ($peer !== null) {
-                stream_set_blocking($peer, false);
-                $received .= (string) fread($peer, 65536);
-            }
-
-            return substr_count($received, \chr(2) . pack('J', 1)) === 1; // the first batch arrived
-        });
-        \assert(\is_resource($peer));
-        fclose($peer); // and the "worker" dies without acknowledging it
+        $this->runUntil(static fn(): bool => \count($impostor->poll()->batches) === 1); // the first batch arrived
+        $impostor->close(); // and the "worker" dies without acknowledging it
         $this->runUntil(static fn(): bool => $ask->isSettled());
 
         self::assertSame(2, $this->systems[0]->deadLetters->countFor(DeadLetterReason::WorkerLost));
-        $this->expectException(RecipientTerminatedException::class);
+        $this->expectException(DeliveryUnknownException::class);
+        $this->expectExceptionMessage('Delivery unknown');
         $ask->await();
     }
 
@@ -343,8 +276,7 @@ final class MeshTest extends TestCase
     public function testLosingTheWorkerEndsTheWatch(): void
     {
         $w0 = $this->worker(0);
-        $impostor = stream_socket_server('unix://' . $this->dir . '/worker-1.sock');
-        self::assertIsResource($impostor);
+        $impostor = LinkPeer::server($this->dir . '/worker-1.sock', self::SECRET, 1);
         $remote = $w0->remoteRef(1, '/user/far');
         /** @var list<mixed> $got */
         $got = [];
@@ -355,15 +287,8 @@ final class MeshTest extends TestCase
                 $got[] = $message;
             });
         }), 'watcher');
-        $peer = null;
-        $this->runUntil(static function () use ($impostor, &$peer): bool {
-            $peer ??= @stream_socket_accept($impostor, 0) ?: null;
-
-            return $peer !== null;
-        });
-        $this->runFor(0.02);
-        \assert(\is_resource($peer));
-        fclose($peer); // worker 1 dies
+        $this->runUntil(static fn(): bool => $impostor->poll()->batches !== []); // the watch arrived
+        $impostor->close(); // worker 1 dies
         $this->runUntil(static function () use (&$got): bool {
             return $got !== [];
         });
@@ -375,8 +300,7 @@ final class MeshTest extends TestCase
     public function testASenderInAFiberWaitsWhileTheOtherWorkerDoesNotRead(): void
     {
         $w0 = $this->worker(0);
-        $impostor = stream_socket_server('unix://' . $this->dir . '/worker-1.sock');
-        self::assertIsResource($impostor);
+        $impostor = LinkPeer::server($this->dir . '/worker-1.sock', self::SECRET, 1);
         $remote = $w0->remoteRef(1, '/user/slow');
         $total = 100_000;
         $payload = str_repeat('x', 200); // 100,000 different 200-byte strings: far beyond the 4 MiB high-water mark
@@ -387,27 +311,26 @@ final class MeshTest extends TestCase
                 ++$sent;
             }
         });
-        $peer = null;
-        $this->runUntil(static function () use ($impostor, &$peer): bool {
-            $peer ??= @stream_socket_accept($impostor, 0) ?: null;
-
-            return $peer !== null;
-        });
-        $this->runFor(0.2); // the "worker" reads nothing
+        $this->runUntil(static fn(): bool => $impostor->poll()->authenticated && $impostor->batches !== []);
+        $impostor->reading = false; // the "worker" reads nothing more
+        $this->runFor(0.3);
 
         self::assertFalse($done->isSettled(), 'the sender waits');
         self::assertLessThan($total, $sent);
-        self::assertGreaterThan(0, $sent);
 
-        \assert(\is_resource($peer));
-        stream_set_blocking($peer, false);
-        $read = 0;
-        $this->loop->onReadable($peer, static function ($stream) use (&$read): void {
-            $read += \strlen((string) fread($stream, 1 << 20));
+        $impostor->reading = true;
+        $this->runUntil(static function () use ($done, $impostor): bool {
+            $impostor->poll();
+            foreach (array_keys($impostor->batches) as $sequence) {
+                $impostor->ack($sequence);
+            }
+            $impostor->batches = [];
+
+            return $done->isSettled();
         });
-        $this->runUntil(static fn(): bool => $done->isSettled());
         self::assertSame($total, $sent, 'once the other side reads, the sender goes on');
-        self::assertGreaterThan(4 * 1024 * 1024, $read);
+        self::assertGreaterThan(4 * 1024 * 1024, \strlen($impostor->received));
+        self::assertSame(0, $this->systems[0]->deadLetters->count(), 'nothing was dropped on the way');
     }
 
     public function testAtAddressesAnActorAtAPathOnAnyWorker(): void
@@ -421,25 +344,5 @@ final class MeshTest extends TestCase
         self::assertInstanceOf(RemoteActorRef::class, $w0->at(1, '/user/cache'));
         $this->expectException(\OutOfRangeException::class);
         $w0->at(2, '/user/cache');
-    }
-
-    /** @var array<int, MemoryLogger> */
-    private array $loggers = [];
-
-    private function worker(int $id, float $undeliveredTimeout = 5.0, int $count = 2, ?string $dir = null): Workers
-    {
-        $dir ??= $this->dir;
-        if (!is_dir($dir)) {
-            mkdir($dir, 0o700);
-        }
-        $pair = stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-        self::assertIsArray($pair);
-        $logger = new MemoryLogger();
-        $system = new ActorSystem("worker-{$id}", $logger, $this->loop);
-        $this->systems[] = $system;
-        $this->loggers[\count($this->systems) - 1] = $logger;
-        $context = new WorkerContext($id, $count, 1, new PoolOptions(workers: $count, undeliveredTimeout: $undeliveredTimeout), $dir, 'secret', null, $pair[1]);
-
-        return $context->join($system);
     }
 }

@@ -24,18 +24,16 @@ final class WorkerPoolTest extends TestCase
     protected function tearDown(): void
     {
         if (\is_resource($this->process)) {
-            $status = proc_get_status($this->process);
+            $process = $this->process;
+            $status = proc_get_status($process);
             if ($status['running']) {
                 posix_kill($status['pid'], \SIGTERM);
-                $deadline = microtime(true) + 5.0;
-                while (proc_get_status($this->process)['running'] && microtime(true) < $deadline) {
-                    usleep(10_000);
-                }
-                if (proc_get_status($this->process)['running']) {
-                    proc_terminate($this->process, \SIGKILL);
+                $this->waitUntil(static fn(): bool => !proc_get_status($process)['running'], 15.0);
+                if (proc_get_status($process)['running']) {
+                    proc_terminate($process, \SIGKILL);
                 }
             }
-            proc_close($this->process);
+            proc_close($process);
         }
     }
 
@@ -66,22 +64,26 @@ final class WorkerPoolTest extends TestCase
     {
         $this->start();
         $load = new LoadClient('127.0.0.1', $this->port, 16);
-        $load->run(0.5);
-        self::assertCount(2, $load->byPid, 'the load reached both workers');
+        $load->run(20.0, until: static fn(): bool => \count($load->byPid) === 2); // the load reaches both workers
         $victim = array_key_first($load->byPid);
         \assert(\is_int($victim));
         $this->get('/counter/k1');
+        /** @var float $killedAt */
         $killedAt = 0.0;
-        $load->run(1.5, static function () use ($victim, &$killedAt): void {
+        /** @return array<int, float> */
+        $newcomers = static function () use ($load, &$killedAt): array {
+            return array_filter($load->firstSeen, static fn(float $at): bool => $killedAt > 0.0 && $at > $killedAt);
+        };
+        $load->run(20.0, static function () use ($victim, &$killedAt): void {
             posix_kill($victim, \SIGKILL);
             $killedAt = microtime(true);
-        }, 0.2);
+        }, 0.2, static fn(): bool => $newcomers() !== []);
+        $load->run(0.3); // and goes on a little with the replacement
         $load->close();
 
         self::assertSame([], $load->failuresNotOn($victim), 'connections on the surviving worker never failed');
-        $newcomers = array_filter($load->firstSeen, static fn(float $at): bool => $at > $killedAt);
-        self::assertCount(1, $newcomers, 'a replacement answered during the load');
-        self::assertLessThan(1.0, min([...$newcomers, \INF]) - $killedAt, 'the replacement answered within a second of the kill');
+        self::assertCount(1, $newcomers(), 'a replacement answered during the load');
+        self::assertLessThan(5.0, min([...$newcomers(), \INF]) - $killedAt, 'the replacement answered within seconds of the kill, even on a loaded machine');
         $pids = $this->pids(20);
         self::assertNotContains($victim, $pids);
         self::assertCount(2, $pids, 'a replacement runs: ' . $this->output);
@@ -95,19 +97,70 @@ final class WorkerPoolTest extends TestCase
     {
         $this->start();
         $load = new LoadClient('127.0.0.1', $this->port, 16);
-        $load->run(0.5);
+        $load->run(20.0, until: static fn(): bool => \count($load->byPid) === 2);
         $before = array_keys($load->byPid);
         $masterPid = $this->masterPid();
-        $load->run(3.0, static function () use ($masterPid): void {
+        $load->run(30.0, static function () use ($masterPid): void {
             posix_kill($masterPid, \SIGHUP);
-        }, 0.2);
+        }, 0.2, $this->reloaded(...));
+        $load->run(0.3);
         $load->close();
 
         self::assertSame([], array_column($load->failures, 1), 'no request failed during the reload');
         $after = $this->pids(20);
         self::assertCount(2, $after);
         self::assertSame([], array_intersect($before, $after), 'both workers were replaced');
-        self::assertGreaterThan(1000, $load->ok);
+        self::assertGreaterThan(200, $load->ok);
+    }
+
+    /**
+     * A reload while requests keep asking entities (counters) that live on both workers: each
+     * passes to the new worker of its slot, and no request fails (none waits for an ask to time
+     * out, none meets two copies).
+     */
+    public function testSighupUnderALoadOfActorRequestsFailsNoRequest(): void
+    {
+        $this->start();
+        $paths = [];
+        for ($i = 0; $i < 16; ++$i) {
+            $paths[] = "/counter/c{$i}/increment";
+        }
+        $load = new LoadClient('127.0.0.1', $this->port, 16, $paths, 'POST');
+        $load->run(20.0, until: static fn(): bool => $load->ok >= 100);
+        $masterPid = $this->masterPid();
+        $load->run(30.0, static function () use ($masterPid): void {
+            posix_kill($masterPid, \SIGHUP);
+        }, 0.2, $this->reloaded(...));
+        $load->run(0.3);
+        $load->close();
+
+        self::assertSame([], array_column($load->failures, 1), 'no request failed during the reload: ' . $this->stderr());
+        self::assertGreaterThan(200, $load->ok);
+        self::assertStringNotContainsString('starts its named actors and entities', $this->stderr(), 'every hand-off completed (no wait ran out)');
+        self::assertStringNotContainsString('killing it', $this->stderr());
+    }
+
+    /**
+     * The master's kill deadline is longer than what a worker takes to stop: here an actor
+     * needs 2 s after SIGTERM to stop, more than the HTTP stop timeout plus 2 s that the master
+     * used to grant, and less than the actors' own stop timeout.
+     */
+    public function testTheMasterLetsAWorkerStopItsActorsBeforeItKills(): void
+    {
+        $command = [\PHP_BINARY, __DIR__ . '/slow-stop-pool.php', sys_get_temp_dir()];
+        $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::ROOT);
+        self::assertIsResource($process);
+        $this->process = $process;
+        $this->pipes = $pipes;
+        stream_set_blocking($pipes[1], false);
+        stream_set_blocking($pipes[2], false);
+        $this->waitUntil(fn(): bool => str_contains($this->stderr(), 'the slow actor started'), 20.0, 'the worker and its actor started');
+        posix_kill($this->masterPid(), \SIGTERM);
+        $this->waitUntil(static fn(): bool => !proc_get_status($process)['running'], 30.0, 'the pool stopped');
+
+        self::assertStringContainsString('the slow actor stopped', $this->stderr());
+        self::assertMatchesRegularExpression('/Worker 0 \(pid \d+\) stopped \(exit code 0\)/', $this->stderr());
+        self::assertStringNotContainsString('killing it', $this->stderr());
     }
 
     public function testAWorkerIsRecycledAfterItsRequestLimit(): void
@@ -117,11 +170,8 @@ final class WorkerPoolTest extends TestCase
         for ($i = 0; $i < 120; ++$i) {
             $this->get('/');
         }
-        usleep(1_500_000);
+        $this->waitUntil(fn(): bool => array_intersect($first, $this->pids(6)) === [] && \count($this->pids(10)) === 2, 20.0, 'both workers recycled');
 
-        $now = $this->pids(20);
-        self::assertCount(2, $now);
-        self::assertNotSame($first, $now, 'recycled workers have new pids');
         self::assertStringContainsString('asks to be recycled: served', $this->stderr());
     }
 
@@ -130,7 +180,7 @@ final class WorkerPoolTest extends TestCase
         $this->start();
         $workers = $this->pids(20);
         $before = array_map(self::cpuTicks(...), $workers);
-        usleep(1_000_000);
+        $this->observeFor(1.0);
         $after = array_map(self::cpuTicks(...), $workers);
 
         foreach ($workers as $i => $pid) {
@@ -144,13 +194,10 @@ final class WorkerPoolTest extends TestCase
         $workers = $this->pids(20);
         self::assertCount(2, $workers);
         posix_kill($this->masterPid(), \SIGTERM);
-        $deadline = microtime(true) + 10.0;
-        \assert(\is_resource($this->process));
-        while (proc_get_status($this->process)['running'] && microtime(true) < $deadline) {
-            usleep(20_000);
-        }
+        $process = $this->process;
+        \assert(\is_resource($process));
+        $this->waitUntil(static fn(): bool => !proc_get_status($process)['running'], 20.0, 'the master stopped');
 
-        self::assertFalse(proc_get_status($this->process)['running'], 'the master stopped');
         foreach ($workers as $pid) {
             self::assertFalse(posix_kill($pid, 0), "worker {$pid} stopped");
         }
@@ -168,21 +215,83 @@ final class WorkerPoolTest extends TestCase
         $this->pipes = $pipes;
         stream_set_blocking($pipes[1], false);
         stream_set_blocking($pipes[2], false);
-        $deadline = microtime(true) + 10.0;
-        while (microtime(true) < $deadline) {
-            $this->output .= (string) fread($pipes[1], 8192);
-            if (preg_match('#on http://127\.0\.0\.1:(\d+)#', $this->output, $match) === 1) {
-                $this->port = (int) $match[1];
-                // Both workers answer once the pool is up.
-                while (\count($this->pids(10)) < 2 && microtime(true) < $deadline) {
-                    usleep(20_000);
+        $this->waitUntil(fn(): bool => preg_match('#on http://127\.0\.0\.1:(\d+)#', $this->output) === 1, 20.0, 'the pool started');
+        $this->port = preg_match('#on http://127\.0\.0\.1:(\d+)#', $this->output, $match) === 1 ? (int) $match[1] : 0;
+        // Both workers answer once the pool is up.
+        $this->waitUntil(fn(): bool => \count($this->pids(10)) === 2, 20.0, 'both workers answered');
+    }
+
+    /**
+     * Whether the master has replaced both workers since the start (a reload or recycling done).
+     */
+    private function reloaded(): bool
+    {
+        $log = $this->stderr();
+
+        return preg_match_all('/Worker \d ready \(pid \d+, generation 2\)/', $log) === 2
+            && preg_match_all('/Worker \d \(pid \d+\) stopped/', $log) === 2;
+    }
+
+    /**
+     * Waits until $condition holds, reading what the pool prints meanwhile; fails after $timeout
+     * seconds with $what (or just returns, when $what is null). The wait is on the pool's output
+     * pipes, so it wakes as soon as there is something to read.
+     *
+     * @param \Closure(): bool $condition
+     */
+    private function waitUntil(\Closure $condition, float $timeout, ?string $what = null): void
+    {
+        $deadline = microtime(true) + $timeout;
+        while (!$condition()) {
+            if (microtime(true) > $deadline) {
+                if ($what !== null) {
+                    self::fail("Waited {$timeout} s in vain for: {$what}. {$this->output} {$this->stderr()}");
                 }
 
                 return;
             }
-            usleep(10_000);
+            $this->readOutput(0.02);
         }
-        self::fail("The pool did not start within 10 s: {$this->output} {$this->stderr()}");
+    }
+
+    /**
+     * Lets $seconds pass while reading what the pool prints: to show that something does not
+     * happen meanwhile (the CPU an idle pool uses).
+     */
+    private function observeFor(float $seconds): void
+    {
+        $end = microtime(true) + $seconds;
+        $this->waitUntil(static fn(): bool => microtime(true) >= $end, $seconds + 1.0);
+    }
+
+    private function readOutput(float $wait): void
+    {
+        $read = array_values(array_filter([$this->pipes[1] ?? null, $this->pipes[2] ?? null], static fn($pipe): bool => \is_resource($pipe) && !feof($pipe)));
+        if ($read === []) {
+            $this->stallFor($wait);
+
+            return;
+        }
+        $write = $except = null;
+        if (@stream_select($read, $write, $except, 0, (int) ($wait * 1e6)) > 0) {
+            $this->output .= (string) fread($this->pipes[1], 65536);
+            $this->errors .= (string) fread($this->pipes[2], 65536);
+        }
+    }
+
+    /**
+     * Waits $seconds for nothing (the pipes are closed): a select on a socket pair that never
+     * becomes readable.
+     */
+    private function stallFor(float $seconds): void
+    {
+        $pair = stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertIsArray($pair);
+        $read = [$pair[0]];
+        $write = $except = null;
+        @stream_select($read, $write, $except, 0, (int) ($seconds * 1e6));
+        fclose($pair[0]);
+        fclose($pair[1]);
     }
 
     private static function cpuTicks(int $pid): int

@@ -7,10 +7,14 @@ namespace Nexus\Tests\Unit\Worker;
 use Nexus\Actor\Message\PoisonPill;
 use Nexus\Worker\Codec\Codecs;
 use Nexus\Worker\Codec\IgbinaryCodec;
+use Nexus\Worker\Codec\IgbinaryGuard;
 use Nexus\Worker\Codec\MessageClasses;
+use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\Codec\NativeCodec;
 use Nexus\Worker\Exception\FrameException;
+use Nexus\Worker\Exception\MessageTooLargeException;
 use Nexus\Worker\Exception\UnregisteredMessageClassException;
+use PHPUnit\Framework\Attributes\RequiresFunction;
 use PHPUnit\Framework\TestCase;
 
 final class CodecTest extends TestCase
@@ -19,30 +23,113 @@ final class CodecTest extends TestCase
     {
         $classes = new MessageClasses();
         $classes->register(Point::class);
-        $batch = ['/user/a', ['x' => 1, 'y' => [1.5, true, null]], 0, '', '/user/b', new Point(3, 4), 1, '/temp/9', '/user/c', new PoisonPill(), -1, ''];
+        $batch = [$classes->all(), '/user/a', ['x' => 1, 'y' => [1.5, true, null]], 0, '', '/user/b', new Point(3, 4), 1, '/temp/9', '/user/c', new PoisonPill(), -1, ''];
         $codecs = [new NativeCodec($classes)];
         if (\function_exists('igbinary_serialize')) {
-            $codecs[] = new IgbinaryCodec();
+            $codecs[] = new IgbinaryCodec($classes);
         }
 
         foreach ($codecs as $codec) {
-            self::assertEquals($batch, $codec->decode($codec->encode($batch)), $codec->name());
+            $format = 0;
+            $bytes = $codec->encode($batch, MessageClasses::OBJECTS, $format);
+            self::assertEquals($batch, $codec->decode($format, $bytes), $codec->name());
         }
         self::assertSame(\function_exists('igbinary_serialize') ? 'igbinary' : 'serialize', Codecs::best($classes)->name());
+    }
+
+    #[RequiresFunction('igbinary_serialize')]
+    public function testIgbinaryCarriesObjectsAsNumbersIntoTheClassTableAndFallsBackToSerializeForWhatTheGuardRefuses(): void
+    {
+        $classes = new MessageClasses();
+        $classes->register(Point::class, Flat::class, Suit::class);
+        $codec = new IgbinaryCodec($classes);
+        $format = 0;
+
+        $objects = [$codec->classTable(), '/user/a', new Point(1, new Flat(2, 'two')), 0, '', '/user/a', new Flat(3, null), 0, ''];
+        $bytes = $codec->encode($objects, MessageClasses::OBJECTS, $format);
+        self::assertSame(MessageCodec::IGBINARY, $format);
+        self::assertEquals($objects, $codec->decode($format, $bytes));
+
+        $enum = [$codec->classTable(), '/user/a', Suit::Hearts, 0, ''];
+        $bytes = $codec->encode($enum, MessageClasses::OBJECTS | MessageClasses::CUSTOM, $format);
+        self::assertSame(MessageCodec::NATIVE, $format, 'igbinary writes an enum with a type the guard refuses');
+        self::assertSame([$codec->classTable(), '/user/a', Suit::Hearts, 0, ''], $codec->decode($format, $bytes));
+
+        $plain = [[], '/user/a', str_repeat('z', 70_000), 0, ''];
+        $bytes = $codec->encode($plain, 0, $format);
+        self::assertSame(MessageCodec::IGBINARY, $format, 'no byte that could start an object: nothing to tokenize');
+        self::assertSame($plain, $codec->decode($format, $bytes));
+
+        $binary = [[], '/user/a', str_repeat("\x17", 70_000), 0, ''];
+        $bytes = $codec->encode($binary, 0, $format);
+        self::assertSame(MessageCodec::NATIVE, $format, 'a string of 64 KiB or more has a 32-bit length the guard does not read');
+        self::assertSame($binary, $codec->decode($format, $bytes));
+
+        $ints = [[], '/user/a', 23, 0, '', '/user/b', 24, 0, ''];
+        $bytes = $codec->encode($ints, 0, $format);
+        self::assertSame(MessageCodec::IGBINARY, $format);
+        self::assertSame($ints, $codec->decode($format, $bytes));
+    }
+
+    /**
+     * Bytes another process could send: every way igbinary could be made to build an object of a
+     * class no worker registered. None may run any code of that class.
+     */
+    #[RequiresFunction('igbinary_serialize')]
+    public function testIgbinaryNeverBuildsAnUnregisteredClassNorRunsItsCode(): void
+    {
+        $classes = new MessageClasses();
+        $classes->register(Point::class);
+        $codec = new IgbinaryCodec($classes);
+        $attacks = [
+            'an object with its class name inline' => (string) igbinary_serialize([[], '/user/a', new Trap(), 0, '']),
+            'a class name as a string, then an object referring to it' => (string) igbinary_serialize([[], Trap::class, '/user/a', new Trap(), 0, '']),
+            'the class in the table' => (string) igbinary_serialize([[Trap::class], '/user/a', new Trap(), 0, '']),
+            'a registered table, then the class as a string and an object' => (string) igbinary_serialize([[Point::class], Trap::class, new Trap(), 0, '']),
+            'an object id past the table' => (string) igbinary_serialize([[Point::class], Trap::class, new Point(1, 2), 0, '']),
+            'a Serializable payload' => "\x00\x00\x00\x02\x14\x02\x06\x00\x14\x01\x06\x00\x11" . \chr(\strlen(Point::class)) . Point::class . "\x06\x01\x1a\x00\x1d\x02ab",
+        ];
+        // An object id that points past the table at a string naming the trap.
+        $attacks['an object id past the table'] = str_replace("\x1a\x00", "\x1a\x01", $attacks['an object id past the table']);
+        Trap::$ran = 0;
+        foreach ($attacks as $name => $bytes) {
+            try {
+                $codec->decode(MessageCodec::IGBINARY, $bytes);
+                self::fail("accepted: {$name}");
+            } catch (FrameException $e) {
+                self::assertStringContainsString('register the same message classes', $e->getMessage(), $name);
+            }
+        }
+        self::assertSame(0, Trap::$ran, 'no __wakeup or __destruct of an unregistered class ran');
+    }
+
+    #[RequiresFunction('igbinary_serialize')]
+    public function testIgbinaryRefusesNestingDeeperThanItsRecursionSurvives(): void
+    {
+        $codec = new IgbinaryCodec(new MessageClasses());
+        $levels = IgbinaryGuard::MAX_ARRAYS + 10;
+        $deep = "\x00\x00\x00\x02\x14\x02\x06\x00\x14\x00\x06\x01" . str_repeat("\x14\x01\x0d", $levels) . "\x00";
+
+        $this->expectException(FrameException::class);
+        $codec->decode(MessageCodec::IGBINARY, $deep);
     }
 
     public function testTheNativeCodecNeverBuildsAnUnregisteredClass(): void
     {
         $codec = new NativeCodec(new MessageClasses());
-        $decoded = $codec->decode(serialize([new Point(1, 2)]));
+        Trap::$ran = 0;
+        $bytes = serialize([[], new Trap()]);
+        Trap::$ran = 0;
+        $decoded = $codec->decode(MessageCodec::NATIVE, $bytes);
 
-        self::assertInstanceOf(\__PHP_Incomplete_Class::class, $decoded[0]);
+        self::assertInstanceOf(\__PHP_Incomplete_Class::class, $decoded[1]);
+        self::assertSame(0, Trap::$ran);
     }
 
     public function testGarbageIsAFrameError(): void
     {
         $this->expectException(FrameException::class);
-        (new NativeCodec(new MessageClasses()))->decode('not serialized');
+        (new NativeCodec(new MessageClasses()))->decode(MessageCodec::NATIVE, 'not serialized');
     }
 
     public function testTheCheckFindsUnregisteredObjectsAtAnyDepthAndResources(): void
@@ -50,6 +137,10 @@ final class CodecTest extends TestCase
         $classes = new MessageClasses();
         $classes->register(Point::class);
         $classes->check(['a' => [new Point(1, 2)], 'b' => 'text', 'c' => 3]);
+        self::assertSame(MessageClasses::OBJECTS, $classes->found);
+        $classes->register(Suit::class);
+        $classes->check([Suit::Hearts]);
+        self::assertSame(MessageClasses::OBJECTS | MessageClasses::CUSTOM, $classes->found, 'an enum writes itself');
 
         foreach ([[[new \stdClass()]], new Point(1, new \DateTimeImmutable()), [\STDIN]] as $bad) {
             try {
@@ -59,6 +150,24 @@ final class CodecTest extends TestCase
                 self::assertNotSame('', $e->getMessage());
             }
         }
+    }
+
+    public function testTheCheckEstimatesSizeAndRefusesDeepNesting(): void
+    {
+        $classes = new MessageClasses();
+        $classes->register(Receipt::class, Flat::class);
+        self::assertGreaterThanOrEqual(100_000, $classes->check(str_repeat('a', 100_000)));
+        self::assertGreaterThanOrEqual(300_000, $classes->check([str_repeat('a', 100_000), ['k' => str_repeat('b', 200_000)]]));
+        self::assertGreaterThanOrEqual(50_000, $classes->check(new Flat(1, str_repeat('c', 50_000))), 'strings inside a readonly class count');
+        self::assertGreaterThanOrEqual(70_000, $classes->check(new Receipt('r', 1.0, [str_repeat('d', 70_000)])));
+        self::assertSame(MessageClasses::OBJECTS, $classes->found, 'objects in the last two');
+
+        $deep = 'bottom';
+        for ($i = 0; $i < MessageClasses::MAX_DEPTH + 1; ++$i) {
+            $deep = [$deep];
+        }
+        $this->expectException(MessageTooLargeException::class);
+        $classes->check($deep);
     }
 
     public function testOnlyExistingClassesCanBeRegistered(): void

@@ -1,0 +1,178 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Worker\Internal;
+
+use Nexus\Actor\ActorRef;
+use Nexus\Actor\DeadLetters;
+use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Actor\ReplyAddress;
+use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Loop;
+
+/**
+ * The /temp/g<generation>.<n> addresses of one worker's mesh: where the reply to a remote ask, or
+ * to a local non-actor sender passed on to another worker, comes back. The generation tells the
+ * processes of one slot apart during a reload: a reply that reaches the other one is passed on
+ * (see Mesh::deliver()).
+ *
+ * An address lives until its owner settles: a remote ask's until its reply, its failure or its
+ * timeout; a forwarded sender's until that sender's own ask settles (ReplyAddress::whenSettled()),
+ * or for another kind of sender until a reply arrives or FORWARD_TTL passes. So the table holds
+ * only what can still be answered.
+ *
+ * @internal
+ */
+final class ReplyAddresses
+{
+    public const PREFIX = '/temp/';
+    /** How long an address for a local sender that cannot say when it is settled stays valid. */
+    private const FORWARD_TTL = 60.0;
+
+    /** @var array<int, PendingReply> */
+    private array $pending = [];
+    private int $next = 0;
+
+    /** This mesh's own addresses start with this. */
+    public readonly string $prefix;
+
+    public function __construct(
+        private readonly Loop $loop,
+        private readonly DeadLetters $deadLetters,
+        private readonly int $worker,
+        int $generation,
+    ) {
+        $this->prefix = self::PREFIX . "g{$generation}.";
+    }
+
+    /**
+     * An address for a remote ask's reply; $onTimeout makes the failure once $timeout passes.
+     *
+     * @param Deferred<mixed>         $deferred
+     * @param \Closure(): \Throwable $onTimeout
+     */
+    public function forAsk(Deferred $deferred, float $timeout, \Closure $onTimeout): string
+    {
+        $id = ++$this->next;
+        $pending = new PendingReply($deferred, null, null);
+        $pending->timer = $this->loop->delay($timeout, function () use ($id, $onTimeout): void {
+            $pending = $this->pending[$id] ?? null;
+            unset($this->pending[$id]);
+            $pending?->deferred?->tryReject($onTimeout());
+        });
+        $this->pending[$id] = $pending;
+
+        return $this->prefix . $id;
+    }
+
+    /**
+     * An address that passes a reply on to $sender, a local sender that is no actor (an ask's
+     * responder, a probe).
+     */
+    public function forSender(ActorRef $sender): string
+    {
+        $id = ++$this->next;
+        $pending = new PendingReply(null, $sender, null);
+        $this->pending[$id] = $pending;
+        if ($sender instanceof ReplyAddress) {
+            $sender->whenSettled(function () use ($id): void {
+                $this->free($id);
+            });
+            if (!isset($this->pending[$id])) {
+                return $this->prefix . $id; // already settled: the address answers nobody
+            }
+        }
+        $pending->timer = $this->loop->delay(self::FORWARD_TTL, function () use ($id): void {
+            unset($this->pending[$id]);
+        });
+        $this->loop->unreference($pending->timer);
+
+        return $this->prefix . $id;
+    }
+
+    public function idOf(string $path): int
+    {
+        return (int) substr($path, \strlen($this->prefix));
+    }
+
+    /**
+     * The generation of the process whose address $path is (0 when it names none).
+     */
+    public static function generationOf(string $path): int
+    {
+        return str_starts_with($path, self::PREFIX . 'g') ? (int) substr($path, \strlen(self::PREFIX) + 1) : 0;
+    }
+
+    /**
+     * A reply arrived at $path; $failure says whether it is the news that the ask failed.
+     *
+     * @param \Closure(mixed): ?\Throwable $failure
+     */
+    public function deliver(string $path, mixed $message, ?ActorRef $sender, \Closure $failure): void
+    {
+        $id = $this->idOf($path);
+        $pending = $this->pending[$id] ?? null;
+        if ($pending === null) {
+            $this->deadLetters->publish($message, $sender, "worker {$this->worker}:{$path}", DeadLetterReason::LateAskReply);
+
+            return;
+        }
+        if ($pending->deferred !== null) {
+            $this->free($id);
+            $error = $failure($message);
+            if ($error !== null) {
+                $pending->deferred->tryReject($error);
+            } else {
+                $pending->deferred->tryResolve($message);
+            }
+
+            return;
+        }
+        if ($pending->forwardTo instanceof ReplyAddress) {
+            $this->free($id); // a one-shot address: its one reply is passed on
+        }
+        $pending->forwardTo?->tell($message, $sender);
+    }
+
+    /**
+     * The message sent with this address as its sender was not delivered: the ask fails with
+     * $error (a forwarded sender learns it through $notify).
+     *
+     * @param \Closure(ActorRef): void $notify
+     */
+    public function fail(string $path, \Throwable $error, \Closure $notify): void
+    {
+        $id = $this->idOf($path);
+        $pending = $this->pending[$id] ?? null;
+        if ($pending === null) {
+            return;
+        }
+        $this->free($id);
+        if ($pending->deferred !== null) {
+            $pending->deferred->tryReject($error);
+        } elseif ($pending->forwardTo !== null) {
+            $notify($pending->forwardTo);
+        }
+    }
+
+    public function free(int $id): void
+    {
+        $pending = $this->pending[$id] ?? null;
+        if ($pending === null) {
+            return;
+        }
+        unset($this->pending[$id]);
+        if ($pending->timer !== null) {
+            $this->loop->cancel($pending->timer);
+        }
+    }
+
+    /**
+     * Addresses still waiting for a reply.
+     */
+    public function count(): int
+    {
+        return \count($this->pending);
+    }
+}
