@@ -134,14 +134,15 @@ final class Campaign
         foreach ($clients as $client) {
             $client->stop();
         }
-        $faults->cleanup();
         Future::all($running)->await($settings->requestTimeout + 5.0);
         $deadline = $loop->now() + 60.0;
-        while ($faults->busy() && $loop->now() < $deadline) {
+        // The server's header timeout (10 s by default) closes slowloris connections: wait for it.
+        while (($faults->busy() || $faults->slowlorisPending(15.0)) && $loop->now() < $deadline) {
             $pause = new \Nexus\Runtime\Deferred($loop);
             $loop->delay(0.1, static fn() => $pause->resolve(null));
             $pause->future()->await();
         }
+        $faults->cleanup();
         ($this->progress)('load stopped; waiting for the server to settle');
         $server->waitUntilSettled(60.0);
         $after = $server->resources();

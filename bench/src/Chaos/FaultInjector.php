@@ -30,6 +30,7 @@ final class FaultInjector
     private readonly float $startedAt;
     private int $slowClosedByServer = 0;
     private int $slowOpened = 0;
+    private float $slowOpenedAt = 0.0;
     private bool $cleaningUp = false;
 
     /**
@@ -82,6 +83,15 @@ final class FaultInjector
     }
 
     /**
+     * Whether slowloris connections are still open that the server should close by itself (its
+     * header timeout) within $grace seconds of their opening.
+     */
+    public function slowlorisPending(float $grace): bool
+    {
+        return $this->slowOpened > $this->slowClosedByServer && $this->loop->now() - $this->slowOpenedAt < $grace;
+    }
+
+    /**
      * Closes every connection the faults opened and stops their timers.
      */
     public function cleanup(): void
@@ -96,7 +106,7 @@ final class FaultInjector
         }
         $this->connections = [];
         if ($this->slowOpened > 0) {
-            $this->record(FaultKind::Slowloris, "{$this->slowClosedByServer} of {$this->slowOpened} slowloris connections were closed by the server before the end");
+            $this->record(FaultKind::Slowloris, "{$this->slowClosedByServer} of {$this->slowOpened} slowloris connections were closed by the server (its header timeout)");
         }
     }
 
@@ -142,6 +152,7 @@ final class FaultInjector
     private function slowloris(): void
     {
         $this->record(FaultKind::Slowloris, 'opening 20 connections that send a header line a second');
+        $this->slowOpenedAt = $this->loop->now();
         for ($i = 0; $i < 20; ++$i) {
             $this->open(function (Connection $connection): void {
                 ++$this->slowOpened;

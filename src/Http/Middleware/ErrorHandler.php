@@ -10,13 +10,17 @@ use Nexus\Http\Middleware;
 use Nexus\Http\Request;
 use Nexus\Http\RequestHandler;
 use Nexus\Http\Response;
+use Nexus\Runtime\Exception\TransientException;
 use Psr\Log\LoggerInterface;
 use Psr\Log\NullLogger;
 
 /**
  * Turns exceptions into `application/problem+json` responses (RFC 9457). An HttpException keeps
- * its status, detail, headers and extensions. Anything else is logged and becomes a 500 whose
- * detail is generic in production; in debug mode it carries the class, message and trace.
+ * its status, detail, headers and extensions. A TransientException (a database or worker that
+ * could not be reached, a pool with no connection free, a timeout) is logged as a warning and
+ * becomes a 503 with `Retry-After: 1`: the client may try again. Anything else is logged and
+ * becomes a 500 whose detail is generic in production; in debug mode both carry the class,
+ * message and trace.
  */
 final readonly class ErrorHandler implements Middleware
 {
@@ -39,24 +43,37 @@ final readonly class ErrorHandler implements Middleware
             }
 
             return Problem::response($e->status, $e->getMessage(), $request->path(), $e->extensions, $e->headers);
+        } catch (TransientException $e) {
+            $this->report($request, $e, 'warning');
+
+            return $this->problem($request, $e, 503, 'A service this request needs is unavailable right now; try again shortly.', ['Retry-After' => '1']);
         } catch (\Throwable $e) {
             $this->report($request, $e);
-            if (!$this->debug) {
-                return Problem::response(500, 'The server failed to handle this request.', $request->path(), self::requestId($request));
-            }
 
-            return Problem::response(500, $e->getMessage(), $request->path(), self::requestId($request) + ['exception' => [
-                'class' => $e::class,
-                'message' => $e->getMessage(),
-                'file' => $e->getFile() . ':' . $e->getLine(),
-                'trace' => explode("\n", $e->getTraceAsString()),
-            ]]);
+            return $this->problem($request, $e, 500, 'The server failed to handle this request.');
         }
     }
 
-    private function report(Request $request, \Throwable $e): void
+    /**
+     * @param array<string, string> $headers
+     */
+    private function problem(Request $request, \Throwable $e, int $status, string $detail, array $headers = []): Response
     {
-        $this->logger->error('{method} {path} failed: {class}: {message}', [
+        if (!$this->debug) {
+            return Problem::response($status, $detail, $request->path(), self::requestId($request), $headers);
+        }
+
+        return Problem::response($status, $e->getMessage(), $request->path(), self::requestId($request) + ['exception' => [
+            'class' => $e::class,
+            'message' => $e->getMessage(),
+            'file' => $e->getFile() . ':' . $e->getLine(),
+            'trace' => explode("\n", $e->getTraceAsString()),
+        ]], $headers);
+    }
+
+    private function report(Request $request, \Throwable $e, string $level = 'error'): void
+    {
+        $this->logger->log($level, '{method} {path} failed: {class}: {message}', [
             'method' => $request->method(),
             'path' => $request->path(),
             'class' => $e::class,

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Pool\Exception;
 
+use Nexus\Runtime\Exception\TransientException;
+
 /**
  * No connection of the pool became free within its acquire timeout. The message names the pool,
  * how long the caller waited and how busy the pool was. Raise maxSize or acquireTimeout, or hold
@@ -11,4 +13,4 @@ namespace Nexus\Pool\Exception;
  *
  * Not final: PgPoolTimeoutException and RedisPoolTimeoutException extend it.
  */
-class PoolTimeoutException extends \RuntimeException implements PoolException {}
+class PoolTimeoutException extends \RuntimeException implements PoolException, TransientException {}

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Pool\Exception;
 
+use Nexus\Runtime\Exception\TransientException;
+
 /**
  * Every connection was busy and maxWaiters callers were already waiting, so this caller was
  * refused at once instead of joining an unbounded queue. The system is overloaded: shed load, or
@@ -11,4 +13,4 @@ namespace Nexus\Pool\Exception;
  *
  * Not final: PgPoolWaitQueueFullException and RedisPoolWaitQueueFullException extend it.
  */
-class PoolWaitQueueFullException extends \RuntimeException implements PoolException {}
+class PoolWaitQueueFullException extends \RuntimeException implements PoolException, TransientException {}

@@ -7,4 +7,4 @@ namespace Nexus\Runtime\Exception;
 /**
  * Raised when waiting for a future took longer than the timeout given.
  */
-class TimeoutException extends \RuntimeException {}
+class TimeoutException extends \RuntimeException implements TransientException {}

@@ -4,9 +4,11 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Unit\Http\Middleware;
 
+use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Http\Handler\HttpException;
 use Nexus\Http\Middleware\ErrorHandler;
 use Nexus\Log\MemoryLogger;
+use Nexus\Postgres\Exception\PgConnectionException;
 use Nexus\Tests\Unit\Http\Routing\Requests;
 use PHPUnit\Framework\Attributes\DataProvider;
 use PHPUnit\Framework\TestCase;
@@ -38,6 +40,29 @@ final class ErrorHandlerTest extends TestCase
             self::assertSame($value, $response->header($name));
         }
         self::assertSame([], $logger->records, 'client errors are not logged');
+    }
+
+    public function testATransientFailureIsA503TheClientMayRetry(): void
+    {
+        $logger = new MemoryLogger();
+        $response = (new ErrorHandler(false, $logger))->process(
+            Requests::make('POST', '/orders'),
+            Handlers::throwing(new PgConnectionException('PostgreSQL at 10.0.0.5:5432 refused the connection (password hunter2)')),
+        );
+
+        self::assertSame(503, $response->status);
+        self::assertSame('1', $response->header('Retry-After'));
+        self::assertSame('A service this request needs is unavailable right now; try again shortly.', Requests::json($response)['detail']);
+        self::assertStringNotContainsString('hunter2', $response->body);
+        self::assertCount(1, $logger->records);
+        self::assertSame('warning', $logger->records[0]['level']);
+    }
+
+    public function testTimeoutsArePassingFailuresToo(): void
+    {
+        $response = (new ErrorHandler())->process(Requests::make('GET', '/slow'), Handlers::throwing(new AskTimeoutException('No reply within 5 s.')));
+
+        self::assertSame(503, $response->status);
     }
 
     public function testExtensionsAreAddedToTheProblem(): void
