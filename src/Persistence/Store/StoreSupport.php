@@ -50,16 +50,16 @@ final class StoreSupport
     public static function unstorable(AtomicWrite $write): ?PayloadEncodingException
     {
         foreach ($write->events as $i => $payload) {
-            if (str_contains($payload->data, "\0") || str_contains($payload->name, "\0")) {
+            if (!self::isText($payload->data) || !self::isText($payload->name)) {
                 return new PayloadEncodingException(sprintf(
-                    'Event %d of %s holds a NUL byte, which the stores do not keep in text; encode binary data (base64) or use the PHP format.',
+                    'Event %d of %s holds a NUL byte or bytes that are not UTF-8, which the stores do not keep in text; encode binary data (base64) or use the PHP format.',
                     $write->firstSequenceNr + $i,
                     $write->persistenceId,
                 ));
             }
             foreach ($write->tagsOf($i) as $tag) {
-                if (str_contains($tag, "\0")) {
-                    return new PayloadEncodingException("A tag of event {$write->persistenceId}/" . ($write->firstSequenceNr + $i) . ' holds a NUL byte; tags are text.');
+                if (!self::isText($tag)) {
+                    return new PayloadEncodingException("A tag of event {$write->persistenceId}/" . ($write->firstSequenceNr + $i) . ' holds a NUL byte or bytes that are not UTF-8; tags are text.');
                 }
             }
         }
@@ -69,11 +69,20 @@ final class StoreSupport
 
     public static function unstorableState(StateRecord $state): ?PayloadEncodingException
     {
-        if (str_contains($state->state->data, "\0") || str_contains($state->state->name, "\0")) {
-            return new PayloadEncodingException("The state of {$state->persistenceId} holds a NUL byte, which the stores do not keep in text; encode binary data (base64) or use the PHP format.");
+        if (!self::isText($state->state->data) || !self::isText($state->state->name)) {
+            return new PayloadEncodingException("The state of {$state->persistenceId} holds a NUL byte or bytes that are not UTF-8, which the stores do not keep in text; encode binary data (base64) or use the PHP format.");
         }
 
         return null;
+    }
+
+    /**
+     * UTF-8 without NUL bytes: what every store keeps in a text column. A JSON payload is UTF-8
+     * already; the check is one pass over its bytes.
+     */
+    public static function isText(string $value): bool
+    {
+        return !str_contains($value, "\0") && preg_match('//u', $value) === 1;
     }
 
     /**

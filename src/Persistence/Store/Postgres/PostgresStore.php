@@ -1,0 +1,501 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Persistence\Store\Postgres;
+
+use Nexus\Persistence\Exception\PersistenceException;
+use Nexus\Persistence\Exception\StoreUnavailableException;
+use Nexus\Persistence\Store\JournalHead;
+use Nexus\Persistence\Store\Payload;
+use Nexus\Persistence\Store\PayloadFormat;
+use Nexus\Persistence\Store\PersistedEvent;
+use Nexus\Persistence\Store\SnapshotRecord;
+use Nexus\Persistence\Store\StateRecord;
+use Nexus\Persistence\Store\Store;
+use Nexus\Persistence\Store\StoreSupport;
+use Nexus\Postgres\Exception\PgQueryException;
+use Nexus\Postgres\PgConfig;
+use Nexus\Postgres\PgConnection;
+use Nexus\Postgres\PgPool;
+use Nexus\Postgres\PgResult;
+use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Future;
+use Nexus\Runtime\Loop;
+
+/**
+ * The PostgreSQL store, on the project's asynchronous client: nothing here blocks the loop.
+ *
+ * Writes (events, states, snapshots, deletions) go through one connection of their own, one
+ * transaction at a time, in the order they were asked for; a batch of events is three round
+ * trips (BEGIN and the offset counter, the conditional insert of every write, COMMIT) whatever
+ * its size. Reads use a small pool. The tables are created on first use (PostgresSchema).
+ *
+ * Every query has a timeout (PostgresOptions::$queryTimeout unless the PgConfig sets one). A lost
+ * or timed-out connection fails what ran on it with StoreUnavailableException and is replaced on
+ * the next use: a server that went away and came back needs no restart. A write whose COMMIT was
+ * sent but not answered may or may not have been stored; it is reported as failed, so it was
+ * never acknowledged.
+ */
+final class PostgresStore implements Store
+{
+    private readonly PgConfig $config;
+    private readonly PgPool $pool;
+    private ?PgConnection $writer = null;
+    /** @var Future<mixed>|null completes when the last queued write job is done */
+    private ?Future $writerTail = null;
+    private bool $schemaReady = false;
+    /** @var Future<null>|null */
+    private ?Future $schema = null;
+    private bool $closed = false;
+
+    public function __construct(
+        private readonly Loop $loop,
+        PgConfig $config,
+        PostgresOptions $options = new PostgresOptions(),
+    ) {
+        $this->config = $config->queryTimeout === null ? $config->withQueryTimeout($options->queryTimeout) : $config;
+        $this->pool = new PgPool($loop, $this->config, $options->readConnections, $options->queryTimeout);
+    }
+
+    public function describe(): string
+    {
+        return PostgresUrl::redact($this->config);
+    }
+
+    public function writeEvents(array $writes): Future
+    {
+        return $this->write(function (PgConnection $connection) use ($writes): array {
+            $results = array_fill(0, \count($writes), null);
+            $rounds = [];
+            $events = 0;
+            $seen = [];
+            foreach ($writes as $i => $write) {
+                $refused = StoreSupport::unstorable($write);
+                if ($refused !== null) {
+                    $results[$i] = $refused;
+                    continue;
+                }
+                $round = $seen[$write->persistenceId] = ($seen[$write->persistenceId] ?? -1) + 1;
+                $rounds[$round][$i] = $write;
+                $events += \count($write->events);
+            }
+            if ($rounds === []) {
+                return array_values($results);
+            }
+            $connection->query("BEGIN; UPDATE nexus_journal_ordering SET last_offset = last_offset + {$events} WHERE id = 1");
+            $now = StoreSupport::now();
+            $k = 0;
+            foreach ($rounds as $round) {
+                $heads = $rows = $tags = [];
+                foreach ($round as $i => $write) {
+                    $heads[] = ['i' => $i, 'pid' => $write->persistenceId, 'first' => $write->firstSequenceNr, 'epoch' => $write->writerEpoch];
+                    foreach ($write->events as $n => $payload) {
+                        $eventTags = $write->tags === [] ? [] : $write->tagsOf($n);
+                        $rows[] = ['k' => ++$k, 'i' => $i, 'seq' => $write->firstSequenceNr + $n, 'name' => $payload->name, 'ver' => $payload->version, 'fmt' => $payload->format->value, 'data' => $payload->data, 'tags' => StoreSupport::encodeTags($eventTags)];
+                        foreach ($eventTags as $tag) {
+                            $tags[] = ['k' => $k, 'i' => $i, 'tag' => $tag];
+                        }
+                    }
+                }
+                $refused = $connection->query(PostgresSchema::WRITE_EVENTS, [self::json($heads), self::json($rows), self::json($tags), $events, $now]);
+                foreach ($refused as $row) {
+                    $i = self::int($row['i']);
+                    $results[$i] = StoreSupport::conflict($writes[$i], self::int($row['highest']), self::int($row['last_epoch']));
+                }
+            }
+            $connection->query('COMMIT');
+
+            return array_values($results);
+        });
+    }
+
+    public function readEvents(string $persistenceId, int $fromSequenceNr, int $toSequenceNr, int $max): Future
+    {
+        return $this->read(
+            'SELECT ordering, persistence_id, sequence_nr, writer_epoch, event_name, event_version, payload_format, payload, tags, written_at FROM nexus_journal WHERE persistence_id = $1 AND sequence_nr >= $2 AND sequence_nr <= $3 AND NOT deleted ORDER BY sequence_nr LIMIT $4',
+            [$persistenceId, $fromSequenceNr, $toSequenceNr, $max],
+            self::events(...),
+        );
+    }
+
+    public function highestSequenceNr(string $persistenceId): Future
+    {
+        return $this->read(
+            'SELECT sequence_nr, writer_epoch FROM nexus_journal WHERE persistence_id = $1 ORDER BY sequence_nr DESC LIMIT 1',
+            [$persistenceId],
+            static function (PgResult $result): JournalHead {
+                $row = $result->first();
+
+                return $row === null ? new JournalHead(0, 0) : new JournalHead(self::int($row['sequence_nr']), self::int($row['writer_epoch']));
+            },
+        );
+    }
+
+    public function deleteEvents(string $persistenceId, int $toSequenceNr): Future
+    {
+        return $this->write(static function (PgConnection $connection) use ($persistenceId, $toSequenceNr): null {
+            $connection->query('BEGIN');
+            $highest = self::int($connection->query('SELECT COALESCE(MAX(sequence_nr), 0) FROM nexus_journal WHERE persistence_id = $1', [$persistenceId])->scalar());
+            $connection->query('DELETE FROM nexus_event_tags WHERE ordering IN (SELECT ordering FROM nexus_journal WHERE persistence_id = $1 AND sequence_nr <= $2)', [$persistenceId, min($toSequenceNr, $highest)]);
+            $connection->query('DELETE FROM nexus_journal WHERE persistence_id = $1 AND sequence_nr <= $2', [$persistenceId, min($toSequenceNr, $highest - 1)]);
+            if ($highest > 0 && $toSequenceNr >= $highest) {
+                $connection->query("UPDATE nexus_journal SET deleted = TRUE, payload = '', tags = '' WHERE persistence_id = \$1 AND sequence_nr = \$2", [$persistenceId, $highest]);
+            }
+            $connection->query('COMMIT');
+
+            return null;
+        });
+    }
+
+    public function readEventsByTag(string $tag, int $afterOffset, int $max): Future
+    {
+        return $this->read(
+            'SELECT j.ordering, j.persistence_id, j.sequence_nr, j.writer_epoch, j.event_name, j.event_version, j.payload_format, j.payload, j.tags, j.written_at FROM nexus_event_tags t JOIN nexus_journal j ON j.ordering = t.ordering WHERE t.tag = $1 AND t.ordering > $2 AND NOT j.deleted ORDER BY t.ordering LIMIT $3',
+            [$tag, $afterOffset, $max],
+            self::events(...),
+        );
+    }
+
+    public function saveSnapshots(array $snapshots, int $keep): Future
+    {
+        return $this->write(static function (PgConnection $connection) use ($snapshots, $keep): array {
+            $rounds = [];
+            $seen = [];
+            foreach ($snapshots as $snapshot) {
+                $key = $snapshot->persistenceId . "\0" . $snapshot->sequenceNr;
+                $round = $seen[$key] = ($seen[$key] ?? -1) + 1;
+                $state = $snapshot->state;
+                $rounds[$round][] = ['pid' => $snapshot->persistenceId, 'seq' => $snapshot->sequenceNr, 'name' => $state->name, 'ver' => $state->version, 'fmt' => $state->format->value, 'data' => $state->data];
+            }
+            $ids = array_values(array_unique(array_map(static fn(SnapshotRecord $s): string => $s->persistenceId, $snapshots)));
+            $connection->query('BEGIN');
+            $now = StoreSupport::now();
+            foreach ($rounds as $round) {
+                $connection->query(PostgresSchema::SAVE_SNAPSHOTS, [self::json($round), $now]);
+            }
+            $oldest = [];
+            foreach ($connection->query(PostgresSchema::PRUNE_SNAPSHOTS, [self::json($ids), max(1, $keep) - 1]) as $row) {
+                $oldest[self::string($row['pid'])] = self::int($row['oldest']);
+            }
+            $connection->query('COMMIT');
+
+            return array_map(static fn(SnapshotRecord $s): int => $oldest[$s->persistenceId] ?? $s->sequenceNr, $snapshots);
+        });
+    }
+
+    public function loadSnapshot(string $persistenceId, int $maxSequenceNr = \PHP_INT_MAX): Future
+    {
+        return $this->read(
+            'SELECT sequence_nr, state_name, state_version, payload_format, payload, written_at FROM nexus_snapshots WHERE persistence_id = $1 AND sequence_nr <= $2 ORDER BY sequence_nr DESC LIMIT 1',
+            [$persistenceId, $maxSequenceNr],
+            static function (PgResult $result) use ($persistenceId): ?SnapshotRecord {
+                $row = $result->first();
+
+                return $row === null ? null : new SnapshotRecord($persistenceId, self::int($row['sequence_nr']), self::payload($row), self::int($row['written_at']));
+            },
+        );
+    }
+
+    public function deleteSnapshots(string $persistenceId, int $maxSequenceNr): Future
+    {
+        return $this->write(static function (PgConnection $connection) use ($persistenceId, $maxSequenceNr): null {
+            $connection->query('DELETE FROM nexus_snapshots WHERE persistence_id = $1 AND sequence_nr <= $2', [$persistenceId, $maxSequenceNr]);
+
+            return null;
+        });
+    }
+
+    public function loadState(string $persistenceId): Future
+    {
+        return $this->read(
+            'SELECT revision, state_name, state_version, payload_format, payload, written_at FROM nexus_durable_state WHERE persistence_id = $1',
+            [$persistenceId],
+            static function (PgResult $result) use ($persistenceId): ?StateRecord {
+                $row = $result->first();
+
+                return $row === null ? null : new StateRecord($persistenceId, self::int($row['revision']), self::payload($row), self::int($row['written_at']));
+            },
+        );
+    }
+
+    public function writeStates(array $states): Future
+    {
+        return $this->write(static function (PgConnection $connection) use ($states): array {
+            $results = array_fill(0, \count($states), null);
+            $rounds = [];
+            $seen = [];
+            foreach ($states as $i => $record) {
+                $refused = StoreSupport::unstorableState($record);
+                if ($refused !== null) {
+                    $results[$i] = $refused;
+                    continue;
+                }
+                $round = $seen[$record->persistenceId] = ($seen[$record->persistenceId] ?? -1) + 1;
+                $state = $record->state;
+                $rounds[$round][] = ['i' => $i, 'pid' => $record->persistenceId, 'rev' => $record->revision, 'name' => $state->name, 'ver' => $state->version, 'fmt' => $state->format->value, 'data' => $state->data];
+            }
+            if ($rounds === []) {
+                return array_values($results);
+            }
+            $connection->query('BEGIN');
+            $now = StoreSupport::now();
+            foreach ($rounds as $round) {
+                foreach ($connection->query(PostgresSchema::WRITE_STATES, [self::json($round), $now]) as $row) {
+                    $i = self::int($row['i']);
+                    $results[$i] = StoreSupport::stateConflict($states[$i], self::int($row['revision']));
+                }
+            }
+            $connection->query('COMMIT');
+
+            return array_values($results);
+        });
+    }
+
+    public function deleteState(string $persistenceId): Future
+    {
+        return $this->write(static function (PgConnection $connection) use ($persistenceId): null {
+            $connection->query('DELETE FROM nexus_durable_state WHERE persistence_id = $1', [$persistenceId]);
+
+            return null;
+        });
+    }
+
+    public function loadOffset(string $projection): Future
+    {
+        return $this->read(
+            'SELECT last_offset FROM nexus_projection_offsets WHERE projection = $1',
+            [$projection],
+            static fn(PgResult $result): int => self::int($result->scalar()),
+        );
+    }
+
+    /**
+     * $work gets a PgConnection of its own (from the read pool) inside BEGIN ... COMMIT; it may
+     * await its queries.
+     */
+    public function commitOffset(string $projection, int $offset, \Closure $work): Future
+    {
+        return $this->loop->async(function () use ($projection, $offset, $work): mixed {
+            $this->ready()->await();
+            try {
+                $connection = $this->pool->acquireAsync()->await();
+            } catch (\Throwable $e) {
+                throw $this->unavailable($e);
+            }
+            try {
+                $connection->query('BEGIN');
+                $result = $work($connection);
+                if ($result instanceof Future) {
+                    $result = $result->await();
+                }
+                $connection->query('INSERT INTO nexus_projection_offsets (projection, last_offset, updated_at) VALUES ($1, $2, $3) ON CONFLICT (projection) DO UPDATE SET last_offset = EXCLUDED.last_offset, updated_at = EXCLUDED.updated_at', [$projection, $offset, StoreSupport::now()]);
+                $connection->query('COMMIT');
+
+                return $result;
+            } finally {
+                // The pool rolls back whatever is still open before the connection is reused.
+                $this->pool->release($connection);
+            }
+        });
+    }
+
+    public function close(): void
+    {
+        $this->closed = true;
+        $this->writer?->close();
+        $this->writer = null;
+        $this->pool->close();
+    }
+
+    /**
+     * Runs $job on the write connection once every earlier write job is done, inside a fiber of
+     * its own (so that it may await its queries); a failure of the connection or the server
+     * becomes a StoreUnavailableException and the connection is replaced on the next job.
+     *
+     * @template T
+     *
+     * @param \Closure(PgConnection): T $job
+     *
+     * @return Future<T>
+     */
+    private function write(\Closure $job): Future
+    {
+        if ($this->closed) {
+            return Future::rejected($this->loop, $this->closedError());
+        }
+        $previous = $this->writerTail;
+        $future = $this->loop->async(function () use ($previous, $job): mixed {
+            if ($previous !== null && !$previous->isSettled()) {
+                try {
+                    $previous->await();
+                } catch (\Throwable) {
+                    // Its own caller handles it.
+                }
+            }
+            if ($this->closed) {
+                throw $this->closedError();
+            }
+            try {
+                $connection = $this->writer;
+                if ($connection === null || $connection->isClosed()) {
+                    $connection = $this->writer = PgConnection::connectAsync($this->loop, $this->config)->await();
+                }
+                if (!$this->schemaReady) {
+                    $connection->query(PostgresSchema::SQL);
+                    $this->schemaReady = true;
+                }
+
+                return $job($connection);
+            } catch (\Throwable $e) {
+                $this->abandonWriter();
+
+                throw $this->unavailable($e);
+            }
+        });
+        $this->writerTail = $future;
+
+        return $future;
+    }
+
+    /**
+     * @template T
+     *
+     * @param array<mixed> $params
+     * @param \Closure(PgResult): T $map
+     *
+     * @return Future<T>
+     */
+    private function read(string $sql, array $params, \Closure $map): Future
+    {
+        if ($this->closed) {
+            return Future::rejected($this->loop, $this->closedError());
+        }
+        if (!$this->schemaReady) {
+            return $this->loop->async(function () use ($sql, $params, $map): mixed {
+                $this->ready()->await();
+
+                return $this->read($sql, $params, $map)->await();
+            });
+        }
+        /** @var Deferred<T> $deferred */
+        $deferred = new Deferred($this->loop);
+        $this->pool->queryAsync($sql, $params)->onSettle(function (?\Throwable $error, mixed $result) use ($deferred, $map): void {
+            if (!$result instanceof PgResult) {
+                $deferred->reject($this->unavailable($error ?? new \RuntimeException('The query gave no result.')));
+
+                return;
+            }
+            try {
+                $deferred->resolve($map($result));
+            } catch (\Throwable $e) {
+                $deferred->reject($this->unavailable($e));
+            }
+        });
+
+        return $deferred->future();
+    }
+
+    /**
+     * @return Future<null> settles once the tables exist (created by the write connection)
+     */
+    private function ready(): Future
+    {
+        if ($this->schemaReady) {
+            return Future::fulfilled($this->loop, null);
+        }
+        if ($this->schema === null || $this->schema->isRejected()) {
+            $this->schema = $this->write(static fn(): null => null);
+            $this->schema->ignore();
+        }
+
+        return $this->schema;
+    }
+
+    private function abandonWriter(): void
+    {
+        $writer = $this->writer;
+        $this->writer = null;
+        if ($writer === null || $writer->isClosed()) {
+            return;
+        }
+        // A failed statement leaves the transaction aborted; rolling back would be one more
+        // round trip to a server that may be gone. Closing ends the transaction server-side.
+        $writer->close();
+    }
+
+    private function unavailable(\Throwable $error): StoreUnavailableException
+    {
+        if ($error instanceof StoreUnavailableException) {
+            return $error;
+        }
+        if ($error instanceof PersistenceException) {
+            return new StoreUnavailableException($error->getMessage(), 0, $error);
+        }
+        $hint = $error instanceof PgQueryException ? match (substr($error->sqlState, 0, 2)) {
+            '53' => 'the server is out of resources (disk, memory or connections)',
+            '57' => 'the server is shutting down or cancelled the statement',
+            '25' => 'the server refuses writes (a read-only transaction or standby)',
+            '42' => 'the tables are not what this version of Nexus expects',
+            default => 'see the cause',
+        } : 'check that the server is up and reachable';
+
+        return new StoreUnavailableException(sprintf('The PostgreSQL store at %s failed: %s (%s).', $this->describe(), $error->getMessage(), $hint), 0, $error);
+    }
+
+    private function closedError(): StoreUnavailableException
+    {
+        return new StoreUnavailableException("The PostgreSQL store at {$this->describe()} is closed.");
+    }
+
+    /**
+     * @return list<PersistedEvent>
+     */
+    private static function events(PgResult $result): array
+    {
+        $events = [];
+        foreach ($result as $row) {
+            $tags = self::string($row['tags']);
+            $events[] = new PersistedEvent(
+                self::string($row['persistence_id']),
+                self::int($row['sequence_nr']),
+                self::int($row['writer_epoch']),
+                self::int($row['ordering']),
+                self::string($row['event_name']),
+                self::int($row['event_version']),
+                PayloadFormat::from(self::string($row['payload_format'])),
+                self::string($row['payload']),
+                $tags === '' ? [] : StoreSupport::decodeTags($tags),
+                self::int($row['written_at']),
+            );
+        }
+
+        return $events;
+    }
+
+    /**
+     * @param array<string, mixed> $row
+     */
+    private static function payload(array $row): Payload
+    {
+        return new Payload(self::string($row['state_name']), self::int($row['state_version']), PayloadFormat::from(self::string($row['payload_format'])), self::string($row['payload']));
+    }
+
+    /**
+     * @param list<array<string, mixed>>|list<string> $rows
+     */
+    private static function json(array $rows): string
+    {
+        return json_encode($rows, \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_UNICODE | \JSON_UNESCAPED_SLASHES);
+    }
+
+    private static function int(mixed $value): int
+    {
+        return \is_int($value) ? $value : (is_numeric($value) ? (int) $value : 0);
+    }
+
+    private static function string(mixed $value): string
+    {
+        return \is_string($value) ? $value : (\is_scalar($value) ? (string) $value : '');
+    }
+}

@@ -1,0 +1,96 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Integration\Persistence;
+
+use Nexus\Persistence\Exception\StoreUnavailableException;
+use Nexus\Persistence\Store\AtomicWrite;
+use Nexus\Persistence\Store\Payload;
+use Nexus\Persistence\Store\PayloadFormat;
+use Nexus\Persistence\Store\Postgres\PostgresStore;
+use Nexus\Persistence\Store\Postgres\PostgresUrl;
+use Nexus\Postgres\Exception\InvalidPgConfigException;
+use Nexus\Postgres\PgConfig;
+use Nexus\Runtime\Loop;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * The PostgreSQL store when the server goes away: the write fails with StoreUnavailableException,
+ * nothing acknowledged is lost, and the next write opens a new connection.
+ */
+final class PostgresFailureTest extends TestCase
+{
+    private Loop $loop;
+
+    protected function setUp(): void
+    {
+        PersistenceDatabase::reset();
+        $this->loop = new Loop();
+    }
+
+    public function testALostConnectionFailsTheWriteAndTheNextWriteReconnects(): void
+    {
+        $store = new PostgresStore($this->loop, PersistenceDatabase::config());
+        self::assertSame([null], $store->writeEvents([self::write(1)])->await(10.0));
+
+        $admin = PersistenceDatabase::adminLink();
+        pg_query($admin, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" . PersistenceDatabase::NAME . "' AND pid <> pg_backend_pid()");
+
+        try {
+            $store->writeEvents([self::write(2)])->await(10.0);
+            self::fail('A write on a connection the server ended must fail.');
+        } catch (StoreUnavailableException $e) {
+            self::assertStringContainsString('The PostgreSQL store at postgres://postgres@127.0.0.1', $e->getMessage());
+        }
+        self::assertSame([null], $store->writeEvents([self::write(2)])->await(10.0), 'a new connection was opened');
+        self::assertCount(2, $store->readEvents('x', 1, 10, 10)->await(10.0));
+        $store->close();
+    }
+
+    public function testAServerThatIsNotThereFailsWithStoreUnavailable(): void
+    {
+        $store = new PostgresStore($this->loop, new PgConfig(port: self::closedPort(), connectTimeout: 2.0));
+
+        try {
+            $store->readEvents('x', 1, 10, 10)->await(10.0);
+            self::fail('Reading from a server that is not there must fail.');
+        } catch (StoreUnavailableException $e) {
+            self::assertStringContainsString('check that the server is up and reachable', $e->getMessage());
+        }
+        $store->close();
+    }
+
+    public function testUrlsAreReadIntoAConfig(): void
+    {
+        $config = PostgresUrl::parse('postgres://app:s%40cret@db.example:5433/orders');
+        self::assertSame(['db.example', 5433, 'orders', 'app', 's@cret'], [$config->host, $config->port, $config->database, $config->user, $config->password]);
+        self::assertSame('postgres://app@db.example:5433/orders', PostgresUrl::redact($config));
+        $defaults = PostgresUrl::parse('postgresql://127.0.0.1');
+        self::assertSame([5432, 'postgres', 'postgres', ''], [$defaults->port, $defaults->user, $defaults->database, $defaults->password]);
+
+        foreach (['mysql://a@b/c', 'postgres:///db', 'postgres://h/db?sslmode=require'] as $bad) {
+            try {
+                PostgresUrl::parse($bad);
+                self::fail("{$bad} is not a URL the store takes.");
+            } catch (InvalidPgConfigException $e) {
+                self::assertStringContainsString('postgres://USER:PASS@HOST:PORT/DB', $e->getMessage());
+            }
+        }
+    }
+
+    private static function write(int $seq): AtomicWrite
+    {
+        return new AtomicWrite('x', $seq, 1, [new Payload('e', 1, PayloadFormat::Json, (string) $seq)]);
+    }
+
+    private static function closedPort(): int
+    {
+        $socket = stream_socket_server('tcp://127.0.0.1:0');
+        self::assertNotFalse($socket);
+        $name = (string) stream_socket_get_name($socket, false);
+        fclose($socket);
+
+        return (int) substr($name, (int) strrpos($name, ':') + 1);
+    }
+}
