@@ -34,6 +34,7 @@ final class InMemoryStore implements Store
     /** @var array<string, int> */
     private array $offsets = [];
     private int $transactions = 0;
+    private int $eventReads = 0;
     private ?string $unavailable = null;
     private bool $closed = false;
 
@@ -58,6 +59,14 @@ final class InMemoryStore implements Store
     public function transactions(): int
     {
         return $this->transactions;
+    }
+
+    /**
+     * How many readEvents() queries were answered (pages of a recovery, say).
+     */
+    public function eventReads(): int
+    {
+        return $this->eventReads;
     }
 
     public function writeEvents(array $writes): Future
@@ -112,6 +121,7 @@ final class InMemoryStore implements Store
         if (($failed = $this->check()) !== null) {
             return $failed;
         }
+        ++$this->eventReads;
         $found = [];
         $highest = $this->heads[$persistenceId]->sequenceNr ?? 0;
         $events = $this->events[$persistenceId] ?? [];

@@ -1,0 +1,337 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Persistence\Internal;
+
+use Nexus\Persistence\Exception\PersistenceException;
+use Nexus\Persistence\Exception\StoreOverloadedException;
+use Nexus\Persistence\Exception\StoreUnavailableException;
+use Nexus\Persistence\PersistenceSettings;
+use Nexus\Persistence\Store\AtomicWrite;
+use Nexus\Persistence\Store\SnapshotRecord;
+use Nexus\Persistence\Store\StateRecord;
+use Nexus\Persistence\Store\Store;
+use Nexus\Runtime\Future;
+use Nexus\Runtime\Loop;
+use Psr\Log\LoggerInterface;
+
+/**
+ * Group commit: every write the persistent actors of this process ask for during one loop turn
+ * goes to the store in one transaction, at the end of that turn; each writer is told when that
+ * transaction has committed (or failed). While a transaction is in flight (PostgreSQL), the
+ * writes that arrive meanwhile wait and go together in the next one, so batches grow with load.
+ *
+ * Order: one transaction at a time, journal writes first, then durable states, then snapshots.
+ * Bounds: at most $maxPendingWrites writes wait (one more is refused at once with
+ * StoreOverloadedException); one transaction holds at most $maxEventsPerTransaction events (a
+ * larger single write goes alone).
+ *
+ * Recovery of an id waits for this process's writes of that id still pending (afterWritesOf()),
+ * so that an actor restarted while its last write was in flight reads it back.
+ *
+ * @internal
+ */
+final class GroupCommit
+{
+    /** @var list<array{AtomicWrite, WriteListener}> */
+    private array $events = [];
+    /** @var list<array{StateRecord, WriteListener}> */
+    private array $states = [];
+    /** @var list<array{SnapshotRecord, int, (\Closure(int): void)|null}> */
+    private array $snapshots = [];
+    private bool $scheduled = false;
+    private bool $inFlight = false;
+    /** @var array<string, int> writes pending or in flight, by id */
+    private array $busy = [];
+    /** @var array<string, list<\Closure(): void>> */
+    private array $waiters = [];
+    /** @var list<\Closure(list<AtomicWrite>): void> */
+    private array $committedListeners = [];
+    private int $transactions = 0;
+    /** @var list<\Closure(): void> */
+    private array $idleWaiters = [];
+
+    public function __construct(
+        private readonly Loop $loop,
+        private readonly Store $store,
+        private readonly PersistenceSettings $settings,
+        private readonly LoggerInterface $logger,
+    ) {}
+
+    /**
+     * Queues events for the next transaction; null, or why they were refused at once.
+     */
+    public function append(AtomicWrite $write, WriteListener $listener): ?PersistenceException
+    {
+        if ($this->pending() >= $this->settings->maxPendingWrites) {
+            return $this->overloaded();
+        }
+        $this->events[] = [$write, $listener];
+        $id = $write->persistenceId;
+        $this->busy[$id] = ($this->busy[$id] ?? 0) + 1;
+        $this->schedule();
+
+        return null;
+    }
+
+    /**
+     * Queues a durable state for the next transaction; null, or why it was refused at once.
+     */
+    public function writeState(StateRecord $state, WriteListener $listener): ?PersistenceException
+    {
+        if ($this->pending() >= $this->settings->maxPendingWrites) {
+            return $this->overloaded();
+        }
+        $this->states[] = [$state, $listener];
+        $id = $state->persistenceId;
+        $this->busy[$id] = ($this->busy[$id] ?? 0) + 1;
+        $this->schedule();
+
+        return null;
+    }
+
+    /**
+     * Queues a snapshot; $saved(oldest kept sequence number) runs once it is stored. A snapshot
+     * that cannot be stored is logged and dropped: the events are still there.
+     *
+     * @param (\Closure(int): void)|null $saved
+     */
+    public function saveSnapshot(SnapshotRecord $snapshot, int $keep, ?\Closure $saved = null): void
+    {
+        if ($this->pending() >= $this->settings->maxPendingWrites) {
+            $this->logger->warning('A snapshot of {id} was dropped: the group commit queue is full.', ['id' => $snapshot->persistenceId]);
+
+            return;
+        }
+        $this->snapshots[] = [$snapshot, $keep, $saved];
+        $this->schedule();
+    }
+
+    /**
+     * Runs $then once no write of $persistenceId is pending in this process (at once if none is).
+     *
+     * @param \Closure(): void $then
+     */
+    public function afterWritesOf(string $persistenceId, \Closure $then): void
+    {
+        if (!isset($this->busy[$persistenceId])) {
+            $then();
+
+            return;
+        }
+        $this->waiters[$persistenceId][] = $then;
+    }
+
+    /**
+     * Calls $listener with the journal writes of every transaction that committed.
+     *
+     * @param \Closure(list<AtomicWrite>): void $listener
+     */
+    public function onCommitted(\Closure $listener): void
+    {
+        $this->committedListeners[] = $listener;
+    }
+
+    /**
+     * Writes waiting for a transaction (not counting the one in flight).
+     */
+    public function pending(): int
+    {
+        return \count($this->events) + \count($this->states) + \count($this->snapshots);
+    }
+
+    /**
+     * Transactions sent to the store so far.
+     */
+    public function transactions(): int
+    {
+        return $this->transactions;
+    }
+
+    public function isIdle(): bool
+    {
+        return !$this->inFlight && $this->pending() === 0;
+    }
+
+    /**
+     * Runs $then once nothing is pending or in flight.
+     *
+     * @param \Closure(): void $then
+     */
+    public function whenIdle(\Closure $then): void
+    {
+        if ($this->isIdle()) {
+            $then();
+
+            return;
+        }
+        $this->idleWaiters[] = $then;
+    }
+
+    private function schedule(): void
+    {
+        if (!$this->scheduled && !$this->inFlight) {
+            $this->scheduled = true;
+            $this->loop->defer($this->flush(...));
+        }
+    }
+
+    private function flush(): void
+    {
+        $this->scheduled = false;
+        if ($this->inFlight) {
+            return;
+        }
+        if ($this->events !== []) {
+            $this->flushEvents();
+        } elseif ($this->states !== []) {
+            $this->flushStates();
+        } elseif ($this->snapshots !== []) {
+            $this->flushSnapshots();
+        }
+    }
+
+    private function flushEvents(): void
+    {
+        $limit = $this->settings->maxEventsPerTransaction;
+        $taken = $writes = [];
+        $events = 0;
+        foreach ($this->events as $i => $entry) {
+            $count = \count($entry[0]->events);
+            if ($i > 0 && $events + $count > $limit) {
+                break;
+            }
+            $taken[] = $entry;
+            $writes[] = $entry[0];
+            $events += $count;
+        }
+        $this->events = \array_slice($this->events, \count($taken));
+        $this->send($this->store->writeEvents($writes), function (?\Throwable $error, mixed $results) use ($taken, $writes): void {
+            $failure = $error === null ? null : self::unavailable($error);
+            foreach ($taken as $i => [$write, $listener]) {
+                $result = $failure ?? (\is_array($results) && ($results[$i] ?? null) instanceof PersistenceException ? $results[$i] : null);
+                $this->tell($listener, $result);
+                $this->done($write->persistenceId);
+            }
+            if ($failure === null) {
+                foreach ($this->committedListeners as $listener) {
+                    $listener($writes);
+                }
+            }
+        });
+    }
+
+    private function flushStates(): void
+    {
+        $taken = \array_slice($this->states, 0, $this->settings->maxEventsPerTransaction);
+        $this->states = \array_slice($this->states, \count($taken));
+        $records = array_map(static fn(array $entry): StateRecord => $entry[0], $taken);
+        $this->send($this->store->writeStates($records), function (?\Throwable $error, mixed $results) use ($taken): void {
+            $failure = $error === null ? null : self::unavailable($error);
+            foreach ($taken as $i => [$state, $listener]) {
+                $result = $failure ?? (\is_array($results) && ($results[$i] ?? null) instanceof PersistenceException ? $results[$i] : null);
+                $this->tell($listener, $result);
+                $this->done($state->persistenceId);
+            }
+        });
+    }
+
+    private function flushSnapshots(): void
+    {
+        // One transaction keeps one number of snapshots: those asking for another go next.
+        $keep = $this->snapshots[0][1];
+        $taken = [];
+        foreach ($this->snapshots as $entry) {
+            if ($entry[1] !== $keep || \count($taken) >= $this->settings->maxEventsPerTransaction) {
+                break;
+            }
+            $taken[] = $entry;
+        }
+        $this->snapshots = \array_slice($this->snapshots, \count($taken));
+        $records = array_map(static fn(array $entry): SnapshotRecord => $entry[0], $taken);
+        $this->send($this->store->saveSnapshots($records, $keep), function (?\Throwable $error, mixed $oldest) use ($taken): void {
+            if ($error !== null) {
+                $this->logger->warning('{count} snapshots were not stored: {error}', ['count' => \count($taken), 'error' => $error->getMessage()]);
+
+                return;
+            }
+            foreach ($taken as $i => [, , $saved]) {
+                if ($saved !== null && \is_array($oldest) && \is_int($oldest[$i] ?? null)) {
+                    try {
+                        $saved($oldest[$i]);
+                    } catch (\Throwable $e) {
+                        $this->loop->reportError($e);
+                    }
+                }
+            }
+        });
+    }
+
+    /**
+     * @param Future<mixed>                          $transaction
+     * @param \Closure(?\Throwable, mixed): void $complete
+     */
+    private function send(Future $transaction, \Closure $complete): void
+    {
+        $this->inFlight = true;
+        ++$this->transactions;
+        $transaction->onSettle(function (?\Throwable $error, mixed $result) use ($complete): void {
+            $this->inFlight = false;
+            try {
+                $complete($error, $result);
+            } finally {
+                if ($this->pending() > 0) {
+                    // The next transaction starts on the next loop turn: the actors told now get
+                    // to run first (and may add to it), and a blocking store never recurses.
+                    $this->schedule();
+                } elseif ($this->idleWaiters !== []) {
+                    $waiters = $this->idleWaiters;
+                    $this->idleWaiters = [];
+                    foreach ($waiters as $waiter) {
+                        $waiter();
+                    }
+                }
+            }
+        });
+    }
+
+    private function tell(WriteListener $listener, ?PersistenceException $result): void
+    {
+        try {
+            $listener->writeDone($result);
+        } catch (\Throwable $e) {
+            $this->loop->reportError($e);
+        }
+    }
+
+    private function done(string $persistenceId): void
+    {
+        if (--$this->busy[$persistenceId] > 0) {
+            return;
+        }
+        unset($this->busy[$persistenceId]);
+        $waiters = $this->waiters[$persistenceId] ?? [];
+        unset($this->waiters[$persistenceId]);
+        foreach ($waiters as $waiter) {
+            try {
+                $waiter();
+            } catch (\Throwable $e) {
+                $this->loop->reportError($e);
+            }
+        }
+    }
+
+    private function overloaded(): StoreOverloadedException
+    {
+        return new StoreOverloadedException(sprintf(
+            '%d writes are already waiting for the store (PersistenceSettings::$maxPendingWrites); this one was refused. Retry later, or find out why the store is slow.',
+            $this->settings->maxPendingWrites,
+        ));
+    }
+
+    private static function unavailable(\Throwable $error): PersistenceException
+    {
+        return $error instanceof PersistenceException ? $error : new StoreUnavailableException('The store failed: ' . $error->getMessage(), 0, $error);
+    }
+}
