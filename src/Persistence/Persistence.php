@@ -83,6 +83,18 @@ final class Persistence
     }
 
     /**
+     * A durable-state behavior (see DurableStateBehavior): its state itself is stored.
+     *
+     * @param \Closure $commandHandler fn(State $state, mixed $command, ActorContext $ctx): Effect
+     */
+    public function durableState(string $persistenceId, mixed $emptyState, \Closure $commandHandler): DurableStateBehavior
+    {
+        self::checkId($persistenceId);
+
+        return new DurableStateBehavior($this, $persistenceId, $emptyState, $commandHandler);
+    }
+
+    /**
      * Lets the pending writes finish, then closes the store.
      *
      * @return Future<null>
