@@ -7,6 +7,7 @@ namespace Nexus\Persistence;
 use Nexus\Actor\ActorSystem;
 use Nexus\Persistence\Exception\InvalidPersistenceIdException;
 use Nexus\Persistence\Internal\GroupCommit;
+use Nexus\Persistence\Query\EventQueries;
 use Nexus\Persistence\Serialization\TypeRegistry;
 use Nexus\Persistence\Store\InMemoryStore;
 use Nexus\Persistence\Store\Postgres\PostgresOptions;
@@ -32,6 +33,7 @@ use Nexus\Runtime\Future;
 final class Persistence
 {
     public readonly GroupCommit $groupCommit;
+    private ?EventQueries $queries = null;
 
     public function __construct(
         public readonly ActorSystem $system,
@@ -92,6 +94,14 @@ final class Persistence
         self::checkId($persistenceId);
 
         return new DurableStateBehavior($this, $persistenceId, $emptyState, $commandHandler);
+    }
+
+    /**
+     * The read side: live streams of events by tag or by persistence id.
+     */
+    public function queries(): EventQueries
+    {
+        return $this->queries ??= new EventQueries($this);
     }
 
     /**
