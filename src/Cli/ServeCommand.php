@@ -12,6 +12,7 @@ use Nexus\Http\Server\ServerOptions;
 use Nexus\Io\Exception\ListenException;
 use Nexus\Io\ListenOptions;
 use Nexus\Log\StderrLogger;
+use Nexus\Persistence\StoreLocation;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Exception\PoolStartException;
 use Nexus\Worker\HttpWorker;
@@ -62,9 +63,18 @@ final class ServeCommand implements Command, HasUsage
                 fwrite($stderr, "nexus serve: {$problem}\n");
             }
         }
+        try {
+            $store = StoreLocation::fromOptions($options->dataDir, $options->store);
+        } catch (\InvalidArgumentException $e) {
+            throw new UsageException($e->getMessage(), 0, $e);
+        }
+        // Each worker opens the store itself, after the fork.
         $configure = $options->appFile === null
-            ? DemoApp::configure(...)
-            : AppFile::load($options->appFile);
+            ? static function (Application $app, ActorSystem $system, Workers $workers) use ($store): void {
+                DemoApp::configure($app, $system, $workers, $store->open($system));
+            }
+        : AppFile::load($options->appFile, $store);
+        fwrite($stdout, "Durable actors are kept in {$store->describe()}.\n");
         $poolOptions = new PoolOptions(
             workers: $options->workers,
             host: $options->host,
@@ -154,11 +164,12 @@ final class ServeCommand implements Command, HasUsage
     {
         return <<<'TXT'
             Usage: nexus serve [APP_FILE] [--host=127.0.0.1] [--port=8080] [--workers=N] [--no-jit]
-                               [--max-requests=N] [--max-memory=MB]
+                               [--max-requests=N] [--max-memory=MB] [--data-dir=DIR] [--store=URL]
 
               APP_FILE        a PHP file returning
-                              fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers): void
-                              (default: the demo app: GET /, GET /hello/{name}, POST /echo, counters)
+                              fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers,
+                                 Nexus\Persistence\StoreLocation $store): void   ($store->open($system) for durable actors)
+                              (default: the demo app: GET /, GET /hello/{name}, POST /echo, durable counters)
               --host          address to listen on (default 127.0.0.1)
               --port          port to listen on (default 8080; 0 picks a free one)
               --workers       worker processes (default: one per core); with 2 or more a master
@@ -166,6 +177,10 @@ final class ServeCommand implements Command, HasUsage
               --max-requests  recycle a worker after this many requests (default 0: never)
               --max-memory    recycle a worker above this many MiB of memory (default 0: never)
               --no-jit        do not restart PHP with OPcache and the tracing JIT
+              --data-dir      where durable actors are kept: DIR/nexus.sqlite (default ./var,
+                              created if missing)
+              --store         keep them in PostgreSQL instead: postgres://USER:PASS@HOST:PORT/DB
+                              (the tables are created on first start)
 
             SIGINT or SIGTERM stops the server gracefully; SIGHUP reloads the workers one at a time
             without failing a request.

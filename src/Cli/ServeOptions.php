@@ -18,6 +18,8 @@ final class ServeOptions
         public readonly int $workers,
         public readonly int $maxRequests,
         public readonly int $maxMemory,
+        public readonly string $dataDir = './var',
+        public readonly ?string $store = null,
     ) {}
 
     /**
@@ -33,6 +35,8 @@ final class ServeOptions
         $workers = 0;
         $maxRequests = 0;
         $maxMemory = 0;
+        $dataDir = './var';
+        $store = null;
         foreach ($args as $arg) {
             if ($arg === '--help' || $arg === '-h') {
                 $help = true;
@@ -55,6 +59,16 @@ final class ServeOptions
                 $maxRequests = self::number($arg, 0, \PHP_INT_MAX);
             } elseif (str_starts_with($arg, '--max-memory=')) {
                 $maxMemory = self::number($arg, 0, 1 << 40) * 1024 * 1024;
+            } elseif (str_starts_with($arg, '--data-dir=')) {
+                $dataDir = substr($arg, 11);
+                if ($dataDir === '') {
+                    throw new UsageException('--data-dir needs a directory, such as --data-dir=./var.');
+                }
+            } elseif (str_starts_with($arg, '--store=')) {
+                $store = substr($arg, 8);
+                if (!str_starts_with($store, 'postgres://') && !str_starts_with($store, 'postgresql://')) {
+                    throw new UsageException("--store takes a PostgreSQL URL such as postgres://USER:PASS@HOST:5432/DB, got '{$store}' (SQLite is the default: see --data-dir).");
+                }
             } elseif (str_starts_with($arg, '-')) {
                 throw new UsageException("Unknown option '{$arg}'. See: nexus serve --help");
             } elseif ($appFile === null) {
@@ -64,7 +78,7 @@ final class ServeOptions
             }
         }
 
-        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory);
+        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $dataDir, $store);
     }
 
     private static function number(string $arg, int $min, int $max): int
