@@ -19,6 +19,8 @@ use Nexus\Actor\Supervision\Backoff;
  *   StoreOverloadedException.
  * - $maxEventsPerTransaction: events in one group commit transaction (a write is never split):
  *   the bound on how long one SQLite commit blocks the loop.
+ * - $transactionsInFlight: group commit transactions an asynchronous store (PostgreSQL) may have
+ *   in flight at once (a blocking store has one at a time anyway).
  * - $backoff: how a persistent actor waits before it recovers again after a store failure.
  */
 final readonly class PersistenceSettings
@@ -32,8 +34,9 @@ final readonly class PersistenceSettings
         public int $maxPendingWrites = 10_000,
         public int $maxEventsPerTransaction = 2000,
         ?Backoff $backoff = null,
+        public int $transactionsInFlight = 2,
     ) {
-        foreach (['recoveryPageSize' => $recoveryPageSize, 'maxEventsPerPersist' => $maxEventsPerPersist, 'stashCapacity' => $stashCapacity, 'maxPendingWrites' => $maxPendingWrites, 'maxEventsPerTransaction' => $maxEventsPerTransaction] as $name => $value) {
+        foreach (['recoveryPageSize' => $recoveryPageSize, 'maxEventsPerPersist' => $maxEventsPerPersist, 'stashCapacity' => $stashCapacity, 'maxPendingWrites' => $maxPendingWrites, 'maxEventsPerTransaction' => $maxEventsPerTransaction, 'transactionsInFlight' => $transactionsInFlight] as $name => $value) {
             if ($value < 1) {
                 throw new \InvalidArgumentException("PersistenceSettings::\${$name} must be at least 1, got {$value}.");
             }

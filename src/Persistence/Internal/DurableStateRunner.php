@@ -40,26 +40,24 @@ final class DurableStateRunner extends PersistentRunner
     protected function recover(): void
     {
         $this->revision = 0;
-        $this->persistence->store->loadState($this->persistenceId)->onSettle(function (?\Throwable $error, mixed $record): void {
-            $this->onTurn(function () use ($error, $record): void {
-                if ($error !== null) {
-                    $this->recoveryFailed($error);
+        $this->whenSettled($this->persistence->store->loadState($this->persistenceId), function (?\Throwable $error, mixed $record): void {
+            if ($error !== null) {
+                $this->recoveryFailed($error);
+
+                return;
+            }
+            if ($record instanceof StateRecord) {
+                $payload = $record->state;
+                try {
+                    $this->state = $this->persistence->types->decode($payload->name, $payload->version, $payload->format, $payload->data);
+                } catch (\Throwable $e) {
+                    $this->recoveryFailed($e);
 
                     return;
                 }
-                if ($record instanceof StateRecord) {
-                    $payload = $record->state;
-                    try {
-                        $this->state = $this->persistence->types->decode($payload->name, $payload->version, $payload->format, $payload->data);
-                    } catch (\Throwable $e) {
-                        $this->recoveryFailed($e);
-
-                        return;
-                    }
-                    $this->revision = $record->revision;
-                }
-                $this->recovered($this->revision);
-            });
+                $this->revision = $record->revision;
+            }
+            $this->recovered($this->revision);
         });
     }
 

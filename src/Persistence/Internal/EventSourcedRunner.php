@@ -17,6 +17,7 @@ use Nexus\Persistence\Store\AtomicWrite;
 use Nexus\Persistence\Store\JournalHead;
 use Nexus\Persistence\Store\PersistedEvent;
 use Nexus\Persistence\Store\SnapshotRecord;
+use Nexus\Runtime\Future;
 
 /**
  * One incarnation of an event-sourced actor (see EventSourcedBehavior): recovery from a snapshot
@@ -107,9 +108,14 @@ final class EventSourcedRunner extends PersistentRunner
         }
         $handler = $this->definition->eventHandler;
         $next = $this->state;
-        foreach ($events as $event) {
-            \assert(\is_object($event));
-            $next = $this->guarded(static fn(): mixed => $handler($next, $event), $command, $sender);
+        try {
+            foreach ($events as $event) {
+                $next = $handler($next, $event);
+            }
+        } catch (\Throwable $e) {
+            $this->handlerFailed($e, $command, $sender);
+
+            throw $e;
         }
         $write = new AtomicWrite($this->persistenceId, $this->sequenceNr + 1, $this->epoch, $payloads, $tagger === null ? [] : $tags);
         $refused = $this->persistence->groupCommit->append($write, $this);
@@ -121,7 +127,8 @@ final class EventSourcedRunner extends PersistentRunner
         $this->stateBefore = $this->state;
         $this->state = $next;
         $this->pendingEvents = $count;
-        $this->lastEvent = $events[$count - 1];
+        $last = $events[$count - 1];
+        $this->lastEvent = \is_object($last) ? $last : null;
         $this->writing($effect, $command, $sender);
     }
 
@@ -173,56 +180,71 @@ final class EventSourcedRunner extends PersistentRunner
 
     private function loadSnapshot(int $maxSequenceNr): void
     {
-        $this->persistence->store->loadSnapshot($this->persistenceId, $maxSequenceNr)->onSettle(function (?\Throwable $error, mixed $snapshot): void {
-            $this->onTurn(function () use ($error, $snapshot): void {
-                if ($error !== null) {
-                    $this->recoveryFailed($error);
+        $this->whenSettled($this->persistence->store->loadSnapshot($this->persistenceId, $maxSequenceNr), function (?\Throwable $error, mixed $snapshot): void {
+            if ($error !== null) {
+                $this->recoveryFailed($error);
 
-                    return;
-                }
-                if (!$snapshot instanceof SnapshotRecord) {
+                return;
+            }
+            if (!$snapshot instanceof SnapshotRecord) {
+                $this->replay(1);
+
+                return;
+            }
+            $payload = $snapshot->state;
+            try {
+                $this->state = $this->persistence->types->decode($payload->name, $payload->version, $payload->format, $payload->data);
+            } catch (PayloadDecodingException $e) {
+                // A snapshot is a shortcut: one that no longer decodes is passed over.
+                ++$this->snapshotsSkipped;
+                $this->ctx->log()->warning('The snapshot of {id} at {seq} no longer decodes ({error}); recovering from an older one or from the events.', [
+                    'id' => $this->persistenceId,
+                    'seq' => $snapshot->sequenceNr,
+                    'error' => $e->getMessage(),
+                ]);
+                if ($this->snapshotsSkipped < $this->definition->snapshotKeep) {
+                    $this->loadSnapshot($snapshot->sequenceNr - 1);
+                } else {
                     $this->replay(1);
-
-                    return;
                 }
-                $payload = $snapshot->state;
-                try {
-                    $this->state = $this->persistence->types->decode($payload->name, $payload->version, $payload->format, $payload->data);
-                } catch (PayloadDecodingException $e) {
-                    // A snapshot is a shortcut: one that no longer decodes is passed over.
-                    ++$this->snapshotsSkipped;
-                    $this->ctx->log()->warning('The snapshot of {id} at {seq} no longer decodes ({error}); recovering from an older one or from the events.', [
-                        'id' => $this->persistenceId,
-                        'seq' => $snapshot->sequenceNr,
-                        'error' => $e->getMessage(),
-                    ]);
-                    if ($this->snapshotsSkipped < $this->definition->snapshotKeep) {
-                        $this->loadSnapshot($snapshot->sequenceNr - 1);
-                    } else {
-                        $this->replay(1);
-                    }
 
-                    return;
-                }
-                $this->sequenceNr = $snapshot->sequenceNr;
-                $this->replay($snapshot->sequenceNr + 1);
-            });
+                return;
+            }
+            $this->sequenceNr = $snapshot->sequenceNr;
+            $this->replay($snapshot->sequenceNr + 1);
         });
     }
 
+    /**
+     * Reads the page of events from $from; the first page of a recovery is handled on the same
+     * turn when the store answers at once, each later one on a turn of its own.
+     */
     private function replay(int $from): void
     {
-        $this->persistence->store->readEvents($this->persistenceId, $from, \PHP_INT_MAX, $this->persistence->settings->recoveryPageSize)
-            ->onSettle(function (?\Throwable $error, mixed $events) use ($from): void {
-                $this->onTurn(function () use ($error, $events, $from): void {
-                    if ($error !== null || !\is_array($events)) {
-                        $this->recoveryFailed($error ?? new \RuntimeException('The journal gave no events.'));
+        $this->handlePage($this->read($from), $from, false);
+    }
 
-                        return;
-                    }
-                    $this->page($events, $from);
-                });
-            });
+    /**
+     * @return Future<list<PersistedEvent>>
+     */
+    private function read(int $from): Future
+    {
+        return $this->persistence->store->readEvents($this->persistenceId, $from, \PHP_INT_MAX, $this->persistence->settings->recoveryPageSize);
+    }
+
+    /**
+     * @param Future<list<PersistedEvent>> $read
+     */
+    private function handlePage(Future $read, int $from, bool $yield): void
+    {
+        $this->whenSettled($read, function (?\Throwable $error, mixed $events) use ($from): void {
+            if ($error !== null || !\is_array($events)) {
+                $this->recoveryFailed($error ?? new \RuntimeException('The journal gave no events.'));
+
+                return;
+            }
+            $this->page($events, $from);
+        }, $yield);
     }
 
     /**
@@ -234,6 +256,11 @@ final class EventSourcedRunner extends PersistentRunner
         $handler = $this->definition->eventHandler;
         $state = $this->state;
         $expected = $from;
+        // A full page: the next one is asked for now, so that the store reads it while this one
+        // is applied (at most two pages in memory).
+        $full = \count($events) >= $this->persistence->settings->recoveryPageSize;
+        $last = $full ? $events[\count($events) - 1] : null;
+        $next = $last instanceof PersistedEvent ? $this->read($last->sequenceNr + 1) : null;
         try {
             foreach ($events as $event) {
                 \assert($event instanceof PersistedEvent);
@@ -250,6 +277,7 @@ final class EventSourcedRunner extends PersistentRunner
                 $this->lastEpoch = $event->writerEpoch;
             }
         } catch (\Throwable $e) {
+            $next?->ignore();
             $this->recoveryFailed($e);
 
             return;
@@ -257,8 +285,8 @@ final class EventSourcedRunner extends PersistentRunner
         $this->state = $state;
         $this->sequenceNr = $expected - 1;
         $this->replayed += \count($events);
-        if (\count($events) >= $this->persistence->settings->recoveryPageSize) {
-            $this->replay($expected);
+        if ($next !== null) {
+            $this->handlePage($next, $expected, true);
 
             return;
         }
@@ -270,26 +298,24 @@ final class EventSourcedRunner extends PersistentRunner
         }
         // Nothing after the snapshot (or nothing at all): the head says which epoch comes next,
         // and whether events are missing (all deleted with no snapshot to stand for them).
-        $this->persistence->store->highestSequenceNr($this->persistenceId)->onSettle(function (?\Throwable $error, mixed $head): void {
-            $this->onTurn(function () use ($error, $head): void {
-                if (!$head instanceof JournalHead) {
-                    $this->recoveryFailed($error ?? new \RuntimeException('The journal gave no head.'));
+        $this->whenSettled($this->persistence->store->highestSequenceNr($this->persistenceId), function (?\Throwable $error, mixed $head): void {
+            if (!$head instanceof JournalHead) {
+                $this->recoveryFailed($error ?? new \RuntimeException('The journal gave no head.'));
 
-                    return;
-                }
-                if ($head->sequenceNr > $this->sequenceNr) {
-                    $this->recoveryFailed(new EventsMissingException(\sprintf(
-                        'The journal of %s goes up to %d but its events up to there were deleted and no snapshot covers them (%s); its state cannot be rebuilt.',
-                        $this->persistenceId,
-                        $head->sequenceNr,
-                        $this->sequenceNr === 0 ? 'none was usable' : "the latest usable is at {$this->sequenceNr}",
-                    )));
+                return;
+            }
+            if ($head->sequenceNr > $this->sequenceNr) {
+                $this->recoveryFailed(new EventsMissingException(\sprintf(
+                    'The journal of %s goes up to %d but its events up to there were deleted and no snapshot covers them (%s); its state cannot be rebuilt.',
+                    $this->persistenceId,
+                    $head->sequenceNr,
+                    $this->sequenceNr === 0 ? 'none was usable' : "the latest usable is at {$this->sequenceNr}",
+                )));
 
-                    return;
-                }
-                $this->epoch = $head->writerEpoch + 1;
-                $this->recovered($this->sequenceNr);
-            });
+                return;
+            }
+            $this->epoch = $head->writerEpoch + 1;
+            $this->recovered($this->sequenceNr);
         });
     }
 

@@ -19,10 +19,14 @@ use Psr\Log\LoggerInterface;
 /**
  * Group commit: every write the persistent actors of this process ask for during one loop turn
  * goes to the store in one transaction, at the end of that turn; each writer is told when that
- * transaction has committed (or failed). While a transaction is in flight (PostgreSQL), the
- * writes that arrive meanwhile wait and go together in the next one, so batches grow with load.
+ * transaction has committed (or failed). With a blocking store (SQLite), when more actors were
+ * runnable than one turn runs, the transaction waits for them (up to 16 turns, or until it is
+ * full), so that they join it. With an asynchronous store (PostgreSQL) up to
+ * $transactionsInFlight transactions travel at once; the writes that arrive meanwhile wait and
+ * go together in the next one, so batches grow with load.
  *
- * Order: one transaction at a time, journal writes first, then durable states, then snapshots.
+ * Order: journal writes first, then durable states, then snapshots. An actor has at most one
+ * write pending, so transactions in flight together never hold two writes of one id.
  * Bounds: at most $maxPendingWrites writes wait (one more is refused at once with
  * StoreOverloadedException); one transaction holds at most $maxEventsPerTransaction events (a
  * larger single write goes alone).
@@ -34,6 +38,9 @@ use Psr\Log\LoggerInterface;
  */
 final class GroupCommit
 {
+    /** How many times a transaction waits for actors still queued to run before it goes anyway. */
+    private const MAX_POSTPONE = 16;
+
     /** @var list<array{AtomicWrite, WriteListener}> */
     private array $events = [];
     /** @var list<array{StateRecord, WriteListener}> */
@@ -41,7 +48,10 @@ final class GroupCommit
     /** @var list<array{SnapshotRecord, int, (\Closure(int): void)|null}> */
     private array $snapshots = [];
     private bool $scheduled = false;
-    private bool $inFlight = false;
+    /** Transactions sent and not settled yet. */
+    private int $inFlight = 0;
+    /** Whether the store answers before writeEvents() returns (SQLite); learnt from the first transaction. */
+    private ?bool $synchronous = null;
     /** @var array<string, int> writes pending or in flight, by id */
     private array $busy = [];
     /** @var array<string, list<\Closure(): void>> */
@@ -49,6 +59,9 @@ final class GroupCommit
     /** @var list<\Closure(list<AtomicWrite>): void> */
     private array $committedListeners = [];
     private int $transactions = 0;
+    /** Events in $events. */
+    private int $queuedEvents = 0;
+    private int $postponed = 0;
     /** @var list<\Closure(): void> */
     private array $idleWaiters = [];
 
@@ -68,6 +81,7 @@ final class GroupCommit
             return $this->overloaded();
         }
         $this->events[] = [$write, $listener];
+        $this->queuedEvents += \count($write->events);
         $id = $write->persistenceId;
         $this->busy[$id] = ($this->busy[$id] ?? 0) + 1;
         $this->schedule();
@@ -151,7 +165,7 @@ final class GroupCommit
 
     public function isIdle(): bool
     {
-        return !$this->inFlight && $this->pending() === 0;
+        return $this->inFlight === 0 && $this->pending() === 0;
     }
 
     /**
@@ -171,7 +185,7 @@ final class GroupCommit
 
     private function schedule(): void
     {
-        if (!$this->scheduled && !$this->inFlight) {
+        if (!$this->scheduled && $this->inFlight < $this->settings->transactionsInFlight) {
             $this->scheduled = true;
             $this->loop->defer($this->flush(...));
         }
@@ -180,9 +194,21 @@ final class GroupCommit
     private function flush(): void
     {
         $this->scheduled = false;
-        if ($this->inFlight) {
+        if ($this->inFlight >= $this->settings->transactionsInFlight) {
             return;
         }
+        // A blocking store (SQLite) stalls the loop for the whole transaction: while actors are
+        // still queued to run (more than one scheduler budget was runnable this turn), let them
+        // add to the batch first, unless it is full or has waited long enough. An asynchronous
+        // store gets each batch at once: the next one travels while the actors work.
+        if ($this->synchronous !== false && $this->postponed < self::MAX_POSTPONE && $this->loop->scheduler()->hasWork() && $this->queuedEvents < $this->settings->maxEventsPerTransaction) {
+            ++$this->postponed;
+            $this->scheduled = true;
+            $this->loop->defer($this->flush(...));
+
+            return;
+        }
+        $this->postponed = 0;
         if ($this->events !== []) {
             $this->flushEvents();
         } elseif ($this->states !== []) {
@@ -207,6 +233,7 @@ final class GroupCommit
             $events += $count;
         }
         $this->events = \array_slice($this->events, \count($taken));
+        $this->queuedEvents -= $events;
         $this->send($this->store->writeEvents($writes), function (?\Throwable $error, mixed $results) use ($taken, $writes): void {
             $failure = $error === null ? null : self::unavailable($error);
             foreach ($taken as $i => [$write, $listener]) {
@@ -274,10 +301,11 @@ final class GroupCommit
      */
     private function send(Future $transaction, \Closure $complete): void
     {
-        $this->inFlight = true;
+        ++$this->inFlight;
         ++$this->transactions;
+        $this->synchronous ??= $transaction->isSettled();
         $transaction->onSettle(function (?\Throwable $error, mixed $result) use ($complete): void {
-            $this->inFlight = false;
+            --$this->inFlight;
             try {
                 $complete($error, $result);
             } finally {

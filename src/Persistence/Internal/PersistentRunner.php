@@ -26,6 +26,7 @@ use Nexus\Persistence\Exception\StoreUnavailableException;
 use Nexus\Persistence\Persistence;
 use Nexus\Persistence\Signal\RecoveryCompleted;
 use Nexus\Persistence\Signal\RecoveryFailed;
+use Nexus\Runtime\Future;
 
 /**
  * What event-sourced and durable-state actors share: the modes of a persistent actor, stashing
@@ -166,6 +167,29 @@ abstract class PersistentRunner implements WriteListener
     }
 
     /**
+     * Runs $then($error, $value) on the actor's turn once $future settles. A blocking store (SQLite)
+     * has answered already, on this very turn: then $then runs at once, unless $yield asks for a
+     * turn of its own (between pages of a long recovery, so that other actors and I/O get theirs).
+     * Called on the actor's turn only.
+     *
+     * @param Future<mixed>                      $future
+     * @param \Closure(?\Throwable, mixed): void $then
+     */
+    protected function whenSettled(Future $future, \Closure $then, bool $yield = false): void
+    {
+        if (!$yield && $future->isSettled()) {
+            $future->onSettle($then);
+
+            return;
+        }
+        $future->onSettle(function (?\Throwable $error, mixed $value) use ($then): void {
+            $this->onTurn(static function () use ($then, $error, $value): void {
+                $then($error, $value);
+            });
+        });
+    }
+
+    /**
      * Runs $then on the actor's turn unless this incarnation has ended by then.
      *
      * @param \Closure(): void $then
@@ -206,29 +230,23 @@ abstract class PersistentRunner implements WriteListener
     }
 
     /**
-     * Calls a handler of the application; what it throws fails the command to its sender and
-     * then fails the actor (its supervisor decides).
-     *
-     * @template R
-     *
-     * @param \Closure(): R $call
-     *
-     * @return R
+     * What a handler of the application threw: the command fails to its sender, and the caller
+     * rethrows so that the actor fails (its supervisor decides).
      */
-    protected function guarded(\Closure $call, mixed $command, ?ActorRef $sender): mixed
+    protected function handlerFailed(\Throwable $error, mixed $command, ?ActorRef $sender): void
     {
-        try {
-            return $call();
-        } catch (\Throwable $e) {
-            $this->fail($command, $sender, new CommandHandlerFailedException(\sprintf('The handler of %s failed on %s: %s', $this->persistenceId, get_debug_type($command), $e->getMessage()), 0, $e));
-
-            throw $e;
-        }
+        $this->fail($command, $sender, new CommandHandlerFailedException(\sprintf('The handler of %s failed on %s: %s', $this->persistenceId, get_debug_type($command), $error->getMessage()), 0, $error));
     }
 
     private function handle(mixed $command, ?ActorRef $sender): void
     {
-        $effect = $this->guarded(fn(): mixed => $this->callCommandHandler($command), $command, $sender);
+        try {
+            $effect = $this->callCommandHandler($command);
+        } catch (\Throwable $e) {
+            $this->handlerFailed($e, $command, $sender);
+
+            throw $e;
+        }
         if (!$effect instanceof Effect) {
             $error = new \LogicException(\sprintf('The command handler of %s must return an Effect, got %s.', $this->persistenceId, get_debug_type($effect)));
             $this->fail($command, $sender, new CommandHandlerFailedException($error->getMessage(), 0, $error));

@@ -5,7 +5,9 @@ declare(strict_types=1);
 namespace Nexus\Persistence\Store\Postgres;
 
 use Nexus\Persistence\Exception\PersistenceException;
+use Nexus\Persistence\Exception\StoreOverloadedException;
 use Nexus\Persistence\Exception\StoreUnavailableException;
+use Nexus\Persistence\Store\AtomicWrite;
 use Nexus\Persistence\Store\JournalHead;
 use Nexus\Persistence\Store\Payload;
 use Nexus\Persistence\Store\PayloadFormat;
@@ -39,14 +41,23 @@ use Nexus\Runtime\Loop;
  */
 final class PostgresStore implements Store
 {
+    /** Reads (or writes) waiting for a connection beyond this many fail at once. */
+    private const MAX_WAITING = 100_000;
+
     private readonly PgConfig $config;
     private readonly PgPool $pool;
-    private ?PgConnection $writer = null;
-    /** @var Future<mixed>|null completes when the last queued write job is done */
-    private ?Future $writerTail = null;
+    private readonly int $readConnections;
+    /** @var array<int, PgConnection|null> the write connections by slot; null: not open (yet) */
+    private array $writers = [];
+    /** @var list<int> write slots with no job */
+    private array $freeWriters = [];
+    /** @var \SplQueue<array{\Closure(PgConnection): mixed, Deferred<mixed>}> */
+    private readonly \SplQueue $writeQueue;
+    /** @var \SplQueue<array{string, array<mixed>, \Closure(PgResult): mixed, Deferred<mixed>}> */
+    private readonly \SplQueue $readQueue;
+    private int $readsInFlight = 0;
     private bool $schemaReady = false;
-    /** @var Future<null>|null */
-    private ?Future $schema = null;
+    private bool $creatingSchema = false;
     private bool $closed = false;
 
     public function __construct(
@@ -56,6 +67,13 @@ final class PostgresStore implements Store
     ) {
         $this->config = $config->queryTimeout === null ? $config->withQueryTimeout($options->queryTimeout) : $config;
         $this->pool = new PgPool($loop, $this->config, $options->readConnections, $options->queryTimeout);
+        $this->readConnections = $options->readConnections;
+        $this->writeQueue = new \SplQueue();
+        $this->readQueue = new \SplQueue();
+        for ($slot = 0; $slot < $options->writeConnections; ++$slot) {
+            $this->writers[$slot] = null;
+            $this->freeWriters[] = $slot;
+        }
     }
 
     public function describe(): string
@@ -83,31 +101,89 @@ final class PostgresStore implements Store
             if ($rounds === []) {
                 return array_values($results);
             }
-            $connection->query("BEGIN; UPDATE nexus_journal_ordering SET last_offset = last_offset + {$events} WHERE id = 1");
             $now = StoreSupport::now();
+            $statements = [];
             $k = 0;
             foreach ($rounds as $round) {
-                $heads = $rows = $tags = [];
-                foreach ($round as $i => $write) {
-                    $heads[] = ['i' => $i, 'pid' => $write->persistenceId, 'first' => $write->firstSequenceNr, 'epoch' => $write->writerEpoch];
-                    foreach ($write->events as $n => $payload) {
-                        $eventTags = $write->tags === [] ? [] : $write->tagsOf($n);
-                        $rows[] = ['k' => ++$k, 'i' => $i, 'seq' => $write->firstSequenceNr + $n, 'name' => $payload->name, 'ver' => $payload->version, 'fmt' => $payload->format->value, 'data' => $payload->data, 'tags' => StoreSupport::encodeTags($eventTags)];
-                        foreach ($eventTags as $tag) {
-                            $tags[] = ['k' => $k, 'i' => $i, 'tag' => $tag];
-                        }
+                $statements[] = self::writeParameters($round, $k, $events, $now);
+            }
+            if (\count($statements) === 1) {
+                try {
+                    $this->refusals($connection->query(PostgresSchema::WRITE_EVENTS_AT_ONCE, $statements[0]), $writes, $results);
+
+                    return array_values($results);
+                } catch (PgQueryException $e) {
+                    if ($e->sqlState !== '23505') {
+                        throw $e;
                     }
+                    // Another writer got to one of these ids meanwhile: again, holding the lock first.
                 }
-                $refused = $connection->query(PostgresSchema::WRITE_EVENTS, [self::json($heads), self::json($rows), self::json($tags), $events, $now]);
-                foreach ($refused as $row) {
-                    $i = self::int($row['i']);
-                    $results[$i] = StoreSupport::conflict($writes[$i], self::int($row['highest']), self::int($row['last_epoch']));
-                }
+            }
+            $connection->query("BEGIN; UPDATE nexus_journal_ordering SET last_offset = last_offset + {$events} WHERE id = 1");
+            foreach ($statements as $parameters) {
+                $this->refusals($connection->query(PostgresSchema::WRITE_EVENTS, $parameters), $writes, $results);
             }
             $connection->query('COMMIT');
 
             return array_values($results);
         });
+    }
+
+    /**
+     * The parameters of one round of WRITE_EVENTS: its writes, events and tags as arrays.
+     *
+     * @param array<int, AtomicWrite> $round by index in the batch
+     *
+     * @return list<int|string>
+     */
+    private static function writeParameters(array $round, int &$k, int $events, int $now): array
+    {
+        $w = [[], [], [], []];
+        $e = [[], [], [], [], [], [], [], []];
+        $t = [[], [], []];
+        foreach ($round as $i => $write) {
+            $w[0][] = $i;
+            $w[1][] = $write->persistenceId;
+            $w[2][] = $write->firstSequenceNr;
+            $w[3][] = $write->writerEpoch;
+            foreach ($write->events as $n => $payload) {
+                $eventTags = $write->tags === [] ? [] : $write->tagsOf($n);
+                $e[0][] = ++$k;
+                $e[1][] = $i;
+                $e[2][] = $write->firstSequenceNr + $n;
+                $e[3][] = $payload->name;
+                $e[4][] = $payload->version;
+                $e[5][] = $payload->format->value;
+                $e[6][] = $payload->data;
+                $e[7][] = StoreSupport::encodeTags($eventTags);
+                foreach ($eventTags as $tag) {
+                    $t[0][] = $k;
+                    $t[1][] = $i;
+                    $t[2][] = $tag;
+                }
+            }
+        }
+
+        return [
+            self::ints($w[0]), self::texts($w[1]), self::ints($w[2]), self::ints($w[3]),
+            self::ints($e[0]), self::ints($e[1]), self::ints($e[2]), self::texts($e[3]), self::ints($e[4]), self::texts($e[5]), self::texts($e[6]), self::texts($e[7]),
+            self::ints($t[0]), self::ints($t[1]), self::texts($t[2]),
+            $events, $now,
+        ];
+    }
+
+    /**
+     * Puts a ConcurrentWriteException in the slot of each write the statement refused.
+     *
+     * @param list<AtomicWrite>                       $writes
+     * @param array<int, PersistenceException|null>   $results
+     */
+    private function refusals(PgResult $refused, array $writes, array &$results): void
+    {
+        foreach ($refused as $row) {
+            $i = self::int($row['i']);
+            $results[$i] = StoreSupport::conflict($writes[$i], self::int($row['highest']), self::int($row['last_epoch']));
+        }
     }
 
     public function readEvents(string $persistenceId, int $fromSequenceNr, int $toSequenceNr, int $max): Future
@@ -277,7 +353,9 @@ final class PostgresStore implements Store
     public function commitOffset(string $projection, int $offset, \Closure $work): Future
     {
         return $this->loop->async(function () use ($projection, $offset, $work): mixed {
-            $this->ready()->await();
+            if (!$this->schemaReady) {
+                $this->write(static fn(): null => null)->await();
+            }
             try {
                 $connection = $this->pool->acquireAsync()->await();
             } catch (\Throwable $e) {
@@ -303,15 +381,24 @@ final class PostgresStore implements Store
     public function close(): void
     {
         $this->closed = true;
-        $this->writer?->close();
-        $this->writer = null;
+        foreach ($this->writers as $slot => $writer) {
+            $writer?->close();
+            $this->writers[$slot] = null;
+        }
         $this->pool->close();
+        while (!$this->writeQueue->isEmpty()) {
+            $this->writeQueue->dequeue()[1]->tryReject($this->closedError());
+        }
+        while (!$this->readQueue->isEmpty()) {
+            $this->readQueue->dequeue()[3]->tryReject($this->closedError());
+        }
     }
 
     /**
-     * Runs $job on the write connection once every earlier write job is done, inside a fiber of
-     * its own (so that it may await its queries); a failure of the connection or the server
-     * becomes a StoreUnavailableException and the connection is replaced on the next job.
+     * Runs $job on a write connection of its own, inside a fiber (so that it may await its
+     * queries), as soon as one is free; until the tables exist, one job at a time (the first
+     * creates them). A failure of the connection or the server becomes a
+     * StoreUnavailableException and that connection is replaced on its next job.
      *
      * @template T
      *
@@ -324,41 +411,58 @@ final class PostgresStore implements Store
         if ($this->closed) {
             return Future::rejected($this->loop, $this->closedError());
         }
-        $previous = $this->writerTail;
-        $future = $this->loop->async(function () use ($previous, $job): mixed {
-            if ($previous !== null && !$previous->isSettled()) {
+        if ($this->writeQueue->count() >= self::MAX_WAITING) {
+            return Future::rejected($this->loop, new StoreOverloadedException(\sprintf('%d writes already wait for a connection to %s; retry later.', self::MAX_WAITING, $this->describe())));
+        }
+        /** @var Deferred<T> $deferred */
+        $deferred = new Deferred($this->loop);
+        $this->writeQueue->enqueue([$job, $deferred]);
+        $this->dispatchWrites();
+
+        return $deferred->future();
+    }
+
+    private function dispatchWrites(): void
+    {
+        while (!$this->writeQueue->isEmpty() && $this->freeWriters !== [] && !$this->closed && ($this->schemaReady || !$this->creatingSchema)) {
+            $slot = array_pop($this->freeWriters);
+            [$job, $deferred] = $this->writeQueue->dequeue();
+            $this->creatingSchema = !$this->schemaReady;
+            $this->loop->async(function () use ($slot, $job): mixed {
                 try {
-                    $previous->await();
-                } catch (\Throwable) {
-                    // Its own caller handles it.
-                }
-            }
-            if ($this->closed) {
-                throw $this->closedError();
-            }
-            try {
-                $connection = $this->writer;
-                if ($connection === null || $connection->isClosed()) {
-                    $connection = $this->writer = PgConnection::connectAsync($this->loop, $this->config)->await();
-                }
-                if (!$this->schemaReady) {
-                    $connection->query(PostgresSchema::SQL);
-                    $this->schemaReady = true;
-                }
+                    $connection = $this->writers[$slot];
+                    if ($connection === null || $connection->isClosed()) {
+                        $connection = $this->writers[$slot] = PgConnection::connectAsync($this->loop, $this->config)->await();
+                    }
+                    if (!$this->schemaReady) {
+                        $connection->query(PostgresSchema::SQL);
+                        $this->schemaReady = true;
+                    }
 
-                return $job($connection);
-            } catch (\Throwable $e) {
-                $this->abandonWriter();
+                    return $job($connection);
+                } catch (\Throwable $e) {
+                    $this->abandonWriter($slot);
 
-                throw $this->unavailable($e);
-            }
-        });
-        $this->writerTail = $future;
-
-        return $future;
+                    throw $this->unavailable($e);
+                }
+            })->onSettle(function (?\Throwable $error, mixed $result) use ($slot, $deferred): void {
+                $this->freeWriters[] = $slot;
+                $this->creatingSchema = false;
+                if ($error !== null) {
+                    $deferred->reject($error);
+                } else {
+                    $deferred->resolve($result);
+                }
+                $this->dispatchWrites();
+                $this->dispatchReads();
+            });
+        }
     }
 
     /**
+     * Runs one query on the read pool, at most PostgresOptions::$readConnections at once (the
+     * others wait here, in order, without a timer each).
+     *
      * @template T
      *
      * @param array<mixed> $params
@@ -371,51 +475,52 @@ final class PostgresStore implements Store
         if ($this->closed) {
             return Future::rejected($this->loop, $this->closedError());
         }
-        if (!$this->schemaReady) {
-            return $this->loop->async(function () use ($sql, $params, $map): mixed {
-                $this->ready()->await();
-
-                return $this->read($sql, $params, $map)->await();
-            });
+        if ($this->readQueue->count() >= self::MAX_WAITING) {
+            return Future::rejected($this->loop, new StoreOverloadedException(\sprintf('%d reads already wait for a connection to %s; retry later.', self::MAX_WAITING, $this->describe())));
         }
         /** @var Deferred<T> $deferred */
         $deferred = new Deferred($this->loop);
-        $this->pool->queryAsync($sql, $params)->onSettle(function (?\Throwable $error, mixed $result) use ($deferred, $map): void {
-            if (!$result instanceof PgResult) {
-                $deferred->reject($this->unavailable($error ?? new \RuntimeException('The query gave no result.')));
-
-                return;
-            }
-            try {
-                $deferred->resolve($map($result));
-            } catch (\Throwable $e) {
-                $deferred->reject($this->unavailable($e));
-            }
-        });
+        $this->readQueue->enqueue([$sql, $params, $map, $deferred]);
+        if (!$this->schemaReady) {
+            // The first write job creates the tables; reads wait for it, and fail with it.
+            $this->write(static fn(): null => null)->onSettle(function (?\Throwable $error): void {
+                if ($error !== null && !$this->schemaReady) {
+                    while (!$this->readQueue->isEmpty()) {
+                        $this->readQueue->dequeue()[3]->tryReject($error);
+                    }
+                }
+            });
+        }
+        $this->dispatchReads();
 
         return $deferred->future();
     }
 
-    /**
-     * @return Future<null> settles once the tables exist (created by the write connection)
-     */
-    private function ready(): Future
+    private function dispatchReads(): void
     {
-        if ($this->schemaReady) {
-            return Future::fulfilled($this->loop, null);
+        while ($this->schemaReady && !$this->readQueue->isEmpty() && $this->readsInFlight < $this->readConnections && !$this->closed) {
+            [$sql, $params, $map, $deferred] = $this->readQueue->dequeue();
+            ++$this->readsInFlight;
+            $this->pool->queryAsync($sql, $params)->onSettle(function (?\Throwable $error, mixed $result) use ($deferred, $map): void {
+                --$this->readsInFlight;
+                if (!$result instanceof PgResult) {
+                    $deferred->reject($this->unavailable($error ?? new \RuntimeException('The query gave no result.')));
+                } else {
+                    try {
+                        $deferred->resolve($map($result));
+                    } catch (\Throwable $e) {
+                        $deferred->reject($this->unavailable($e));
+                    }
+                }
+                $this->dispatchReads();
+            });
         }
-        if ($this->schema === null || $this->schema->isRejected()) {
-            $this->schema = $this->write(static fn(): null => null);
-            $this->schema->ignore();
-        }
-
-        return $this->schema;
     }
 
-    private function abandonWriter(): void
+    private function abandonWriter(int $slot): void
     {
-        $writer = $this->writer;
-        $this->writer = null;
+        $writer = $this->writers[$slot] ?? null;
+        $this->writers[$slot] = null;
         if ($writer === null || $writer->isClosed()) {
             return;
         }
@@ -453,20 +558,23 @@ final class PostgresStore implements Store
      */
     private static function events(PgResult $result): array
     {
+        // The columns are NOT NULL bigint/int and text, which PgResult returns as int and string:
+        // no conversion on the hot path of recovery.
+        /** @var list<array{ordering: int, persistence_id: string, sequence_nr: int, writer_epoch: int, event_name: string, event_version: int, payload_format: string, payload: string, tags: string, written_at: int}> $rows */
+        $rows = $result->rows();
         $events = [];
-        foreach ($result as $row) {
-            $tags = self::string($row['tags']);
+        foreach ($rows as $row) {
             $events[] = new PersistedEvent(
-                self::string($row['persistence_id']),
-                self::int($row['sequence_nr']),
-                self::int($row['writer_epoch']),
-                self::int($row['ordering']),
-                self::string($row['event_name']),
-                self::int($row['event_version']),
-                PayloadFormat::from(self::string($row['payload_format'])),
-                self::string($row['payload']),
-                $tags === '' ? [] : StoreSupport::decodeTags($tags),
-                self::int($row['written_at']),
+                $row['persistence_id'],
+                $row['sequence_nr'],
+                $row['writer_epoch'],
+                $row['ordering'],
+                $row['event_name'],
+                $row['event_version'],
+                $row['payload_format'] === 'json' ? PayloadFormat::Json : PayloadFormat::from($row['payload_format']),
+                $row['payload'],
+                $row['tags'] === '' ? [] : StoreSupport::decodeTags($row['tags']),
+                $row['written_at'],
             );
         }
 
@@ -487,6 +595,35 @@ final class PostgresStore implements Store
     private static function json(array $rows): string
     {
         return json_encode($rows, \JSON_THROW_ON_ERROR | \JSON_UNESCAPED_UNICODE | \JSON_UNESCAPED_SLASHES);
+    }
+
+    /**
+     * A PostgreSQL array literal of integers.
+     *
+     * @param list<int> $values
+     */
+    private static function ints(array $values): string
+    {
+        return '{' . implode(',', $values) . '}';
+    }
+
+    /**
+     * A PostgreSQL array literal of texts: each element quoted, with " and \ escaped (the texts
+     * hold no NUL byte: StoreSupport checked).
+     *
+     * @param list<string> $values
+     */
+    private static function texts(array $values): string
+    {
+        if ($values === []) {
+            return '{}';
+        }
+        $quoted = '';
+        foreach ($values as $value) {
+            $quoted .= ',"' . addcslashes($value, '"\\') . '"';
+        }
+
+        return '{' . substr($quoted, 1) . '}';
     }
 
     private static function int(mixed $value): int
