@@ -39,6 +39,7 @@ help:
 	@echo "  bench      actor benchmarks (JIT and no JIT) into docs/performance.md"
 	@echo "  bench-http wrk against nexus serve, a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
 	@echo "  bench-workers  the worker pool: cross-worker messaging, world benchmark, HTTP 2 vs 1 workers (QUICK=1)"
+	@echo "  bench-persistence  durable actors on SQLite and PostgreSQL against plain SQL, and over HTTP (QUICK=1)"
 	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
 	@echo "  analyse    phpstan only"
 	@echo "  unit       phpunit only (all suites)"
@@ -248,3 +249,15 @@ bench-db-smoke: setup
 	@echo "==> bench-db-smoke: a few seconds, 1 worker, no report"
 	@$(PHP) bench/db/run.php --smoke \
 	  || { echo "FAILED: bench-db-smoke" >&2; exit 1; }
+
+# ---- persistence benchmark (bench/persistence/, results in docs/performance.md) -------------------
+
+.PHONY: bench-persistence
+
+# QUICK=1: smaller counts, 2 runs per case, HTTP with 2 workers only.
+bench-persistence: setup
+	$(call http_bench_tools,wrk:wrk)
+	@mkdir -p bench/results
+	@echo "==> bench-persistence: SQLite and PostgreSQL against plain SQL, recovery, HTTP counters (progress on stderr)"
+	@$(PHP) bench/persistence/run.php $(if $(QUICK),--quick,) \
+	  || { echo "FAILED: bench-persistence" >&2; exit 1; }
