@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Persistence;
 
+use Nexus\Persistence\Exception\ConcurrentWriteException;
 use Nexus\Persistence\Exception\StoreUnavailableException;
 use Nexus\Persistence\Store\AtomicWrite;
 use Nexus\Persistence\Store\Payload;
@@ -48,6 +49,32 @@ final class PostgresFailureTest extends TestCase
         $store->close();
     }
 
+    public function testAWriterThatCommitsWhileTheBatchWaitsForTheLockMakesItsWriteRefusedNotTheBatch(): void
+    {
+        $store = new PostgresStore($this->loop, PersistenceDatabase::config());
+        self::assertSame([null], $store->writeEvents([self::write(1)])->await(10.0));
+        $other = PersistenceDatabase::adminLink();
+        // Another writer holds the offset lock and has just written x#2 (not committed yet).
+        pg_query($other, 'BEGIN');
+        pg_query($other, 'UPDATE nexus_journal_ordering SET last_offset = last_offset + 1 WHERE id = 1');
+        pg_query($other, "INSERT INTO nexus_journal (ordering, persistence_id, sequence_nr, writer_epoch, event_name, event_version, payload_format, payload, tags, written_at) SELECT last_offset, 'x', 2, 9, 'e', 1, 'json', '\"other\"', '', 0 FROM nexus_journal_ordering WHERE id = 1");
+
+        $batch = $store->writeEvents([self::write(2), new AtomicWrite('y', 1, 1, [new Payload('e', 1, PayloadFormat::Json, '1')])]);
+        $deadline = microtime(true) + 10.0;
+        while (!self::waitingForLock() && microtime(true) < $deadline) {
+            $this->loop->tick(false);
+        }
+        self::assertTrue(self::waitingForLock(), 'the batch waits for the offset lock');
+        pg_query($other, 'COMMIT');
+
+        $results = $batch->await(10.0);
+        self::assertInstanceOf(ConcurrentWriteException::class, $results[0], 'x#2 was taken meanwhile');
+        self::assertNull($results[1], 'the other write of the batch went in');
+        self::assertSame(['1', '"other"'], array_map(static fn($e): string => $e->data, $store->readEvents('x', 1, 10, 10)->await(10.0)));
+        self::assertCount(1, $store->readEvents('y', 1, 10, 10)->await(10.0));
+        $store->close();
+    }
+
     public function testAServerThatIsNotThereFailsWithStoreUnavailable(): void
     {
         $store = new PostgresStore($this->loop, new PgConfig(port: self::closedPort(), connectTimeout: 2.0));
@@ -77,6 +104,13 @@ final class PostgresFailureTest extends TestCase
                 self::assertStringContainsString('postgres://USER:PASS@HOST:PORT/DB', $e->getMessage());
             }
         }
+    }
+
+    private static function waitingForLock(): bool
+    {
+        $result = pg_query(PersistenceDatabase::adminLink(), "SELECT count(*) FROM pg_stat_activity WHERE datname = '" . PersistenceDatabase::NAME . "' AND wait_event_type = 'Lock'");
+
+        return $result !== false && pg_fetch_result($result, 0, 0) === '1';
     }
 
     private static function write(int $seq): AtomicWrite
