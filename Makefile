@@ -21,7 +21,7 @@ COMPOSER ?= composer
 PHP_EXT_PACKAGES := pcntl:php8.2-cli posix:php8.2-common sockets:php8.2-common \
                     dom:php8.2-xml xml:php8.2-xml xmlwriter:php8.2-xml simplexml:php8.2-xml \
                     mbstring:php8.2-mbstring tokenizer:php8.2-common ctype:php8.2-common \
-                    pgsql:php8.2-pgsql pdo_pgsql:php8.2-pgsql igbinary:php8.2-igbinary
+                    pgsql:php8.2-pgsql pdo_pgsql:php8.2-pgsql igbinary:php8.2-igbinary pdo_sqlite:php8.2-sqlite3
 
 STAMP := vendor/.installed
 
