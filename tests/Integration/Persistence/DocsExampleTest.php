@@ -21,7 +21,9 @@ final class DocsExampleTest extends TestCase
         self::assertIsString($document);
         $section = substr($document, (int) strpos($document, '## An example'));
         $pattern = '/^```php[ \t]*\n(?<code>.*?)^```[ \t]*$\n(?<between>.*?)^```text[ \t]*\n(?<output>.*?)^```[ \t]*$/ms';
-        self::assertSame(1, preg_match($pattern, $section, $blocks), 'docs/persistence.md needs an "An example" section with a ```php block followed by a ```text block.');
+        if (preg_match($pattern, $section, $blocks) !== 1) {
+            self::fail('docs/persistence.md needs an "An example" section with a ```php block followed by a ```text block.');
+        }
         self::assertStringNotContainsString('```', $blocks['between']);
         $script = tempnam(sys_get_temp_dir(), 'nexus-persistence-example-');
         self::assertIsString($script);
