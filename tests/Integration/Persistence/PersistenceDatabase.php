@@ -8,21 +8,21 @@ use Nexus\Postgres\PgConfig;
 use Nexus\Tests\Support\PostgresServer;
 
 /**
- * A database of its own on the shared test PostgreSQL server, emptied of the persistence tables
- * before each test that uses it.
+ * A PostgreSQL server of the persistence tests' own (not the one the client tests share: the
+ * journal's bulk writes and their vacuuming would make that one slower for their timing-sensitive
+ * tests), with one database, emptied of the persistence tables before each test that uses it.
+ * Started on first use, stopped when the PHPUnit process exits.
  */
 final class PersistenceDatabase
 {
     public const NAME = 'nexus_persistence';
 
-    private static bool $created = false;
+    private static ?PostgresServer $server = null;
     private static ?\PgSql\Connection $admin = null;
 
     public static function config(?float $queryTimeout = null): PgConfig
     {
-        self::ensure();
-
-        return PostgresServer::shared()->config(self::NAME, $queryTimeout);
+        return self::server()->config(self::NAME, $queryTimeout);
     }
 
     /**
@@ -30,9 +30,8 @@ final class PersistenceDatabase
      */
     public static function adminLink(): \PgSql\Connection
     {
-        self::ensure();
         if (self::$admin === null || pg_connection_status(self::$admin) !== \PGSQL_CONNECTION_OK) {
-            $link = pg_connect(PostgresServer::shared()->config(self::NAME)->toConnectionString(), \PGSQL_CONNECT_FORCE_NEW);
+            $link = pg_connect(self::server()->config(self::NAME)->toConnectionString(), \PGSQL_CONNECT_FORCE_NEW);
             if ($link === false) {
                 throw new \RuntimeException('Could not connect to the test database ' . self::NAME . '.');
             }
@@ -47,17 +46,19 @@ final class PersistenceDatabase
         pg_query(self::adminLink(), 'DROP TABLE IF EXISTS nexus_journal, nexus_journal_ordering, nexus_event_tags, nexus_snapshots, nexus_durable_state, nexus_projection_offsets, projected CASCADE');
     }
 
-    private static function ensure(): void
+    private static function server(): PostgresServer
     {
-        if (self::$created) {
-            return;
-        }
-        $link = PostgresServer::shared()->adminLink();
-        $exists = pg_query_params($link, 'SELECT 1 FROM pg_database WHERE datname = $1', [self::NAME]);
-        if ($exists !== false && pg_num_rows($exists) === 0) {
+        if (self::$server === null) {
+            $server = PostgresServer::start();
+            register_shutdown_function(static function () use ($server): void {
+                $server->stop();
+            });
+            $link = $server->adminLink();
             pg_query($link, 'CREATE DATABASE ' . self::NAME);
+            pg_close($link);
+            self::$server = $server;
         }
-        pg_close($link);
-        self::$created = true;
+
+        return self::$server;
     }
 }
