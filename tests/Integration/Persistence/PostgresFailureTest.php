@@ -30,7 +30,7 @@ final class PostgresFailureTest extends TestCase
         $this->loop = new Loop();
     }
 
-    public function testALostConnectionFailsTheWriteAndTheNextWriteReconnects(): void
+    public function testAfterTheServerEndedItsConnectionsTheStoreReconnectsByItself(): void
     {
         $store = new PostgresStore($this->loop, PersistenceDatabase::config());
         self::assertSame([null], $store->writeEvents([self::write(1)])->await(10.0));
@@ -38,14 +38,27 @@ final class PostgresFailureTest extends TestCase
         $admin = PersistenceDatabase::adminLink();
         pg_query($admin, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" . PersistenceDatabase::NAME . "' AND pid <> pg_backend_pid()");
 
-        try {
-            $store->writeEvents([self::write(2)])->await(10.0);
-            self::fail('A write on a connection the server ended must fail.');
-        } catch (StoreUnavailableException $e) {
-            self::assertStringContainsString('The PostgreSQL store at postgres://postgres@127.0.0.1', $e->getMessage());
+        // Whether the client notices before the next write depends on timing: either that write
+        // fails (once) with StoreUnavailableException, or it goes out on a new connection.
+        $failures = 0;
+        while (true) {
+            try {
+                self::assertSame([null], $store->writeEvents([self::write(2)])->await(10.0));
+                break;
+            } catch (StoreUnavailableException $e) {
+                self::assertStringContainsString('The PostgreSQL store at postgres://postgres@127.0.0.1', $e->getMessage());
+                self::assertSame(1, ++$failures, 'only the write on the ended connection fails: ' . $e->getMessage());
+            }
         }
-        self::assertSame([null], $store->writeEvents([self::write(2)])->await(10.0), 'a new connection was opened');
-        self::assertCount(2, $store->readEvents('x', 1, 10, 10)->await(10.0));
+        $events = null;
+        for ($attempt = 1; $events === null; ++$attempt) {
+            try {
+                $events = $store->readEvents('x', 1, 10, 10)->await(10.0);
+            } catch (StoreUnavailableException $e) {
+                self::assertSame(1, $attempt, 'only the read on an ended pooled connection fails: ' . $e->getMessage());
+            }
+        }
+        self::assertCount(2, $events);
         $store->close();
     }
 

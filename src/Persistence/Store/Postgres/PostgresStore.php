@@ -21,6 +21,7 @@ use Nexus\Postgres\PgConfig;
 use Nexus\Postgres\PgConnection;
 use Nexus\Postgres\PgPool;
 use Nexus\Postgres\PgResult;
+use Nexus\Postgres\PgStatement;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
@@ -49,9 +50,11 @@ final class PostgresStore implements Store
     private readonly int $readConnections;
     /** @var array<int, PgConnection|null> the write connections by slot; null: not open (yet) */
     private array $writers = [];
+    /** @var array<int, PgStatement> WRITE_EVENTS_AT_ONCE prepared on each open write connection */
+    private array $prepared = [];
     /** @var list<int> write slots with no job */
     private array $freeWriters = [];
-    /** @var \SplQueue<array{\Closure(PgConnection): mixed, Deferred<mixed>}> */
+    /** @var \SplQueue<array{\Closure(PgConnection, int): mixed, Deferred<mixed>}> */
     private readonly \SplQueue $writeQueue;
     /** @var \SplQueue<array{string, array<mixed>, \Closure(PgResult): mixed, Deferred<mixed>}> */
     private readonly \SplQueue $readQueue;
@@ -83,50 +86,114 @@ final class PostgresStore implements Store
 
     public function writeEvents(array $writes): Future
     {
-        return $this->write(function (PgConnection $connection) use ($writes): array {
-            $results = array_fill(0, \count($writes), null);
-            $rounds = [];
-            $events = 0;
-            $seen = [];
-            foreach ($writes as $i => $write) {
-                $refused = StoreSupport::unstorable($write);
-                if ($refused !== null) {
-                    $results[$i] = $refused;
-                    continue;
-                }
-                $round = $seen[$write->persistenceId] = ($seen[$write->persistenceId] ?? -1) + 1;
-                $rounds[$round][$i] = $write;
-                $events += \count($write->events);
+        $results = array_fill(0, \count($writes), null);
+        $rounds = [];
+        $events = 0;
+        $seen = [];
+        foreach ($writes as $i => $write) {
+            $refused = StoreSupport::unstorable($write);
+            if ($refused !== null) {
+                $results[$i] = $refused;
+                continue;
             }
-            if ($rounds === []) {
-                return array_values($results);
-            }
-            $now = StoreSupport::now();
-            $statements = [];
-            $k = 0;
-            foreach ($rounds as $round) {
-                $statements[] = self::writeParameters($round, $k, $events, $now);
-            }
-            if (\count($statements) === 1) {
-                try {
-                    $this->refusals($connection->query(PostgresSchema::WRITE_EVENTS_AT_ONCE, $statements[0]), $writes, $results);
+            $round = $seen[$write->persistenceId] = ($seen[$write->persistenceId] ?? -1) + 1;
+            $rounds[$round][$i] = $write;
+            $events += \count($write->events);
+        }
+        if ($rounds === []) {
+            return Future::fulfilled($this->loop, array_values($results));
+        }
+        $now = StoreSupport::now();
+        $statements = [];
+        $k = 0;
+        foreach ($rounds as $round) {
+            $statements[] = self::writeParameters($round, $k, $events, $now);
+        }
+        $slot = \count($statements) === 1 ? $this->idleWriter() : null;
+        if ($slot === null) {
+            return $this->write(function (PgConnection $connection, int $slot) use ($writes, $statements, $results, $events): array {
+                if (\count($statements) === 1) {
+                    try {
+                        $this->refusals($this->prepared[$slot]->execute($statements[0]), $writes, $results);
 
-                    return array_values($results);
-                } catch (PgQueryException $e) {
-                    if ($e->sqlState !== '23505') {
-                        throw $e;
+                        return array_values($results);
+                    } catch (PgQueryException $e) {
+                        if ($e->sqlState !== '23505') {
+                            throw $e;
+                        }
                     }
-                    // Another writer got to one of these ids meanwhile: again, holding the lock first.
                 }
-            }
-            $connection->query("BEGIN; UPDATE nexus_journal_ordering SET last_offset = last_offset + {$events} WHERE id = 1");
-            foreach ($statements as $parameters) {
-                $this->refusals($connection->query(PostgresSchema::WRITE_EVENTS, $parameters), $writes, $results);
-            }
-            $connection->query('COMMIT');
 
-            return array_values($results);
+                return $this->writeHoldingTheLock($connection, $writes, $statements, $results, $events);
+            });
+        }
+        // The common case, without a fiber or a loop turn in between: one statement on an open,
+        // idle write connection.
+        /** @var Deferred<list<PersistenceException|null>> $deferred */
+        $deferred = new Deferred($this->loop);
+        $this->prepared[$slot]->executeAsync($statements[0])->onSettle(function (?\Throwable $error, mixed $refused) use ($slot, $writes, $statements, $results, $events, $deferred): void {
+            $this->freeWriters[] = $slot;
+            if ($refused instanceof PgResult) {
+                $this->refusals($refused, $writes, $results);
+                $deferred->resolve(array_values($results));
+            } elseif ($error instanceof PgQueryException && $error->sqlState === '23505') {
+                // Another writer got to one of these ids meanwhile: again, holding the lock first.
+                $this->write(fn(PgConnection $connection): array => $this->writeHoldingTheLock($connection, $writes, $statements, $results, $events))
+                    ->onSettle(static function (?\Throwable $error, mixed $results) use ($deferred): void {
+                        /** @var list<PersistenceException|null> $results */
+                        $error === null ? $deferred->resolve($results) : $deferred->reject($error);
+                    });
+            } else {
+                // Whatever else went wrong (a server that ends connections reports it as an error
+                // of the statement too), the next write gets a fresh connection.
+                $this->abandonWriter($slot);
+                $deferred->reject($this->unavailable($error ?? new \RuntimeException('The statement gave no result.')));
+            }
+            $this->dispatchWrites();
         });
+
+        return $deferred->future();
+    }
+
+    /**
+     * The careful way: the offset lock first, then each round of the batch, in one transaction.
+     *
+     * @param list<AtomicWrite>                     $writes
+     * @param list<list<int|string>>                $statements
+     * @param array<int, PersistenceException|null> $results
+     *
+     * @return list<PersistenceException|null>
+     */
+    private function writeHoldingTheLock(PgConnection $connection, array $writes, array $statements, array $results, int $events): array
+    {
+        $connection->query("BEGIN; UPDATE nexus_journal_ordering SET last_offset = last_offset + {$events} WHERE id = 1");
+        foreach ($statements as $parameters) {
+            $this->refusals($connection->query(PostgresSchema::WRITE_EVENTS, $parameters), $writes, $results);
+        }
+        $connection->query('COMMIT');
+
+        return array_values($results);
+    }
+
+    /**
+     * A free write slot whose connection is open and idle, when no job waits and the tables
+     * exist; null otherwise (the job then goes through write()).
+     */
+    private function idleWriter(): ?int
+    {
+        if (!$this->schemaReady || $this->closed || !$this->writeQueue->isEmpty()) {
+            return null;
+        }
+        foreach ($this->freeWriters as $i => $slot) {
+            $connection = $this->writers[$slot];
+            if ($connection !== null && !$connection->isClosed() && $connection->isIdle() && isset($this->prepared[$slot])) {
+                array_splice($this->freeWriters, $i, 1);
+
+                return $slot;
+            }
+        }
+
+        return null;
     }
 
     /**
@@ -402,7 +469,7 @@ final class PostgresStore implements Store
      *
      * @template T
      *
-     * @param \Closure(PgConnection): T $job
+     * @param \Closure(PgConnection, int): T $job given the connection and its slot
      *
      * @return Future<T>
      */
@@ -432,14 +499,17 @@ final class PostgresStore implements Store
                 try {
                     $connection = $this->writers[$slot];
                     if ($connection === null || $connection->isClosed()) {
+                        unset($this->prepared[$slot]);
                         $connection = $this->writers[$slot] = PgConnection::connectAsync($this->loop, $this->config)->await();
                     }
                     if (!$this->schemaReady) {
                         $connection->query(PostgresSchema::SQL);
                         $this->schemaReady = true;
                     }
+                    // Planned once per connection: the batch statement is the same every time.
+                    $this->prepared[$slot] ??= $connection->prepare(PostgresSchema::WRITE_EVENTS_AT_ONCE);
 
-                    return $job($connection);
+                    return $job($connection, $slot);
                 } catch (\Throwable $e) {
                     $this->abandonWriter($slot);
 
@@ -521,6 +591,7 @@ final class PostgresStore implements Store
     {
         $writer = $this->writers[$slot] ?? null;
         $this->writers[$slot] = null;
+        unset($this->prepared[$slot]);
         if ($writer === null || $writer->isClosed()) {
             return;
         }

@@ -42,6 +42,37 @@ final class SqliteConnection
     }
 
     /**
+     * BEGIN IMMEDIATE without waiting: false when another connection holds the write lock (the
+     * caller waits on the loop instead of in SQLite's busy handler, which sleeps the process).
+     */
+    public function tryBegin(): bool
+    {
+        $pdo = $this->pdo();
+        $pdo->exec('PRAGMA busy_timeout = 0');
+        try {
+            $pdo->exec('BEGIN IMMEDIATE');
+
+            return true;
+        } catch (\PDOException $e) {
+            if (($e->errorInfo[1] ?? 0) === 5) {
+                return false;
+            }
+
+            throw $e;
+        } finally {
+            $pdo->exec(sprintf('PRAGMA busy_timeout = %d', (int) ceil($this->options->busyTimeout * 1000)));
+        }
+    }
+
+    /**
+     * The failure of a write that waited the whole busy timeout for the lock.
+     */
+    public function lockedTooLong(): StoreUnavailableException
+    {
+        return new StoreUnavailableException($this->explain(new \RuntimeException('database is locked'), 5));
+    }
+
+    /**
      * Rolls back what is open and, unless the failure was a lock held elsewhere (which passes by
      * itself), drops the connection so that the next use opens the file afresh.
      */

@@ -15,6 +15,7 @@ use Nexus\Persistence\Store\SnapshotRecord;
 use Nexus\Persistence\Store\StateRecord;
 use Nexus\Persistence\Store\Store;
 use Nexus\Persistence\Store\StoreSupport;
+use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 
@@ -24,10 +25,12 @@ use Nexus\Runtime\Loop;
  * the busy timeout for another.
  *
  * SQLite blocks: each operation runs to completion on the loop's thread and returns a settled
- * future. A batch of writes is one transaction (BEGIN IMMEDIATE ... COMMIT), which with
- * synchronous=FULL ends in one fsync of the WAL: a commit of 1,000 events stalls the loop for a
- * few milliseconds, one commit per event would cost that fsync each time (see
- * docs/persistence.md). Reads are bounded by their $max.
+ * future, except a write transaction that finds the write lock taken by another connection: it
+ * waits on the loop (the future settles later) instead of sleeping the process. A batch of
+ * writes is one transaction (BEGIN IMMEDIATE ... COMMIT), which with synchronous=FULL ends in
+ * one fsync of the WAL: a commit of 1,000 events stalls the loop for a few milliseconds, one
+ * commit per event would cost that fsync each time (see docs/persistence.md). Reads are bounded
+ * by their $max.
  *
  * A write is conditional without an extra query in the common case: (persistence_id,
  * sequence_nr) is unique, so a taken number fails the insert, and the epoch of the event before
@@ -54,7 +57,7 @@ final class SqliteStore implements Store
     public function __construct(
         private readonly Loop $loop,
         string $path,
-        SqliteOptions $options = new SqliteOptions(),
+        private readonly SqliteOptions $options = new SqliteOptions(),
     ) {
         $this->connection = new SqliteConnection($path, $options);
         $this->projections = new SqliteConnection($path, $options);
@@ -78,14 +81,12 @@ final class SqliteStore implements Store
 
     public function writeEvents(array $writes): Future
     {
-        return $this->future(function () use ($writes): array {
+        return $this->transaction(function (\PDO $pdo) use ($writes): array {
             $connection = $this->connection;
-            $pdo = $connection->pdo();
             $insert = $connection->statement(self::INSERT_EVENT);
             $now = StoreSupport::now();
             $results = [];
             $learnt = [];
-            $pdo->exec('BEGIN IMMEDIATE');
             $offset = self::int(SqliteConnection::value($pdo, 'SELECT COALESCE(MAX(ordering), 0) FROM nexus_journal'));
             foreach ($writes as $write) {
                 $refused = StoreSupport::unstorable($write) ?? $this->refusal($write, $learnt);
@@ -164,9 +165,7 @@ final class SqliteStore implements Store
 
     public function deleteEvents(string $persistenceId, int $toSequenceNr): Future
     {
-        return $this->future(function () use ($persistenceId, $toSequenceNr): null {
-            $pdo = $this->connection->pdo();
-            $pdo->exec('BEGIN IMMEDIATE');
+        return $this->transaction(function (\PDO $pdo) use ($persistenceId, $toSequenceNr): null {
             [$highest] = $this->head($persistenceId);
             $below = min($toSequenceNr, $highest - 1);
             $this->connection->statement('DELETE FROM nexus_event_tags WHERE ordering IN (SELECT ordering FROM nexus_journal WHERE persistence_id = ? AND sequence_nr <= ?)')
@@ -193,14 +192,12 @@ final class SqliteStore implements Store
 
     public function saveSnapshots(array $snapshots, int $keep): Future
     {
-        return $this->future(function () use ($snapshots, $keep): array {
-            $pdo = $this->connection->pdo();
+        return $this->transaction(function (\PDO $pdo) use ($snapshots, $keep): array {
             $save = $this->connection->statement('INSERT OR REPLACE INTO nexus_snapshots (persistence_id, sequence_nr, state_name, state_version, payload_format, payload, written_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
             $prune = $this->connection->statement('DELETE FROM nexus_snapshots WHERE persistence_id = ? AND sequence_nr < (SELECT sequence_nr FROM nexus_snapshots WHERE persistence_id = ? ORDER BY sequence_nr DESC LIMIT 1 OFFSET ?)');
             $oldest = $this->connection->statement('SELECT MIN(sequence_nr) FROM nexus_snapshots WHERE persistence_id = ?');
             $now = StoreSupport::now();
             $kept = [];
-            $pdo->exec('BEGIN IMMEDIATE');
             foreach ($snapshots as $snapshot) {
                 $state = $snapshot->state;
                 $save->execute([$snapshot->persistenceId, $snapshot->sequenceNr, $state->name, $state->version, $state->format->value, $state->data, $now]);
@@ -256,13 +253,11 @@ final class SqliteStore implements Store
 
     public function writeStates(array $states): Future
     {
-        return $this->future(function () use ($states): array {
-            $pdo = $this->connection->pdo();
+        return $this->transaction(function (\PDO $pdo) use ($states): array {
             $insert = $this->connection->statement('INSERT INTO nexus_durable_state (persistence_id, revision, state_name, state_version, payload_format, payload, written_at) VALUES (?, 1, ?, ?, ?, ?, ?) ON CONFLICT (persistence_id) DO NOTHING');
             $update = $this->connection->statement('UPDATE nexus_durable_state SET revision = ?, state_name = ?, state_version = ?, payload_format = ?, payload = ?, written_at = ? WHERE persistence_id = ? AND revision = ?');
             $now = StoreSupport::now();
             $results = [];
-            $pdo->exec('BEGIN IMMEDIATE');
             foreach ($states as $record) {
                 $refused = StoreSupport::unstorableState($record);
                 if ($refused !== null) {
@@ -469,6 +464,78 @@ final class SqliteStore implements Store
     private static function string(mixed $value): string
     {
         return \is_string($value) ? $value : (\is_scalar($value) ? (string) $value : '');
+    }
+
+    /**
+     * Runs $body($pdo) in a write transaction (BEGIN IMMEDIATE; $body commits). When another
+     * connection (another worker) holds the write lock, it waits on the loop (retrying every
+     * 0.2 ms, then up to every 5 ms) rather than in SQLite's busy handler, which would sleep the
+     * whole process; after the busy timeout it fails with "database is locked". The future is
+     * settled at once when the lock was free.
+     *
+     * @template T
+     *
+     * @param \Closure(\PDO): T $body
+     *
+     * @return Future<T>
+     */
+    private function transaction(\Closure $body): Future
+    {
+        if ($this->closed) {
+            return Future::rejected($this->loop, new StoreUnavailableException("The SQLite store at {$this->path()} is closed."));
+        }
+        try {
+            if ($this->connection->tryBegin()) {
+                return Future::fulfilled($this->loop, $this->run(fn(): mixed => $body($this->connection->pdo())));
+            }
+        } catch (StoreUnavailableException $e) {
+            return Future::rejected($this->loop, $e);
+        } catch (\Throwable $e) {
+            return Future::rejected($this->loop, $this->connection->failed($e));
+        }
+        /** @var Deferred<T> $deferred */
+        $deferred = new Deferred($this->loop);
+        $this->retryTransaction($body, $deferred, microtime(true) + $this->options->busyTimeout, 0.0002);
+
+        return $deferred->future();
+    }
+
+    /**
+     * @template T
+     *
+     * @param \Closure(\PDO): T $body
+     * @param Deferred<T>         $deferred
+     */
+    private function retryTransaction(\Closure $body, Deferred $deferred, float $deadline, float $delay): void
+    {
+        $this->loop->delay($delay, function () use ($body, $deferred, $deadline, $delay): void {
+            if ($this->closed) {
+                $deferred->reject(new StoreUnavailableException("The SQLite store at {$this->path()} is closed."));
+
+                return;
+            }
+            try {
+                if ($this->connection->tryBegin()) {
+                    $deferred->resolve($this->run(fn(): mixed => $body($this->connection->pdo())));
+
+                    return;
+                }
+            } catch (StoreUnavailableException $e) {
+                $deferred->reject($e);
+
+                return;
+            } catch (\Throwable $e) {
+                $deferred->reject($this->connection->failed($e));
+
+                return;
+            }
+            if (microtime(true) >= $deadline) {
+                $deferred->reject($this->connection->lockedTooLong());
+
+                return;
+            }
+            $this->retryTransaction($body, $deferred, $deadline, min($delay * 2, 0.005));
+        });
     }
 
     /**
