@@ -90,9 +90,22 @@ final class SqliteConnection
         $code = \is_int($code) ? $code : 0;
         if ($code !== 5 && $code !== 6) {
             $this->close();
+        } else {
+            $this->resetStatements();
         }
 
         return $error instanceof StoreUnavailableException ? $error : new StoreUnavailableException($this->explain($error, $code), 0, $error);
+    }
+
+    /**
+     * Resets every prepared statement: one whose step failed stays in that state until reset,
+     * and using it again inside a later transaction fails with SQLITE_MISUSE.
+     */
+    public function resetStatements(): void
+    {
+        foreach ($this->statements as $statement) {
+            $statement->closeCursor();
+        }
     }
 
     public function close(): void

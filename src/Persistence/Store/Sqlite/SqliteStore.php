@@ -114,6 +114,9 @@ final class SqliteStore implements Store
                     if (($e->errorInfo[1] ?? 0) !== 19) {
                         throw $e;
                     }
+                    // A failed step leaves the statement in that state until it is reset;
+                    // executed again in a later transaction it would fail with SQLITE_MISUSE.
+                    $insert->closeCursor();
                     if ($several) {
                         $pdo->exec('ROLLBACK TO nexus_write');
                         $pdo->exec('RELEASE nexus_write');

@@ -71,6 +71,13 @@ for ($i = 0; $i < (int) $count; ++$i) {
             continue;
         }
         fwrite(STDERR, 'unexpected reply: ' . var_export($reply, true) . "\n");
+        $logger = $system->logger;
+        if ($logger instanceof MemoryLogger) {
+            foreach ($logger->records as $record) {
+                $exception = $record['context']['exception'] ?? null;
+                fwrite(STDERR, $record['level'] . ': ' . $record['message'] . ($exception instanceof Throwable ? "\n" . $exception . "\n" : '') . "\n");
+            }
+        }
         exit(1);
     }
 }
