@@ -127,6 +127,22 @@ final class PostgresSchema
         SQL;
 
     /**
+     * The events of several ids at once (the recoveries that started in one loop turn): $1 ids,
+     * $2 first and $3 last sequence numbers, $4 limits, as arrays; each row carries i, the
+     * 1-based position of its read.
+     */
+    public const READ_EVENTS = <<<'SQL'
+        SELECT r.i, j.ordering, j.persistence_id, j.sequence_nr, j.writer_epoch, j.event_name, j.event_version, j.payload_format, j.payload, j.tags, j.written_at
+        FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::int[]) WITH ORDINALITY AS r(pid, from_seq, to_seq, lim, i)
+        CROSS JOIN LATERAL (
+            SELECT * FROM nexus_journal j
+            WHERE j.persistence_id = r.pid AND j.sequence_nr >= r.from_seq AND j.sequence_nr <= r.to_seq AND NOT j.deleted
+            ORDER BY j.sequence_nr LIMIT r.lim
+        ) j
+        ORDER BY r.i, j.sequence_nr
+        SQL;
+
+    /**
      * One round of durable-state writes (at most one per id): $1 states (JSON), $2 written_at.
      */
     public const WRITE_STATES = <<<'SQL'

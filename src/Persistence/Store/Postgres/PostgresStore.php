@@ -253,13 +253,13 @@ final class PostgresStore implements Store
         }
     }
 
+    /**
+     * Reads that wait for a connection together are sent as one statement (READ_EVENTS): the
+     * recoveries of many actors started in one turn cost a few round trips, not one each.
+     */
     public function readEvents(string $persistenceId, int $fromSequenceNr, int $toSequenceNr, int $max): Future
     {
-        return $this->read(
-            'SELECT ordering, persistence_id, sequence_nr, writer_epoch, event_name, event_version, payload_format, payload, tags, written_at FROM nexus_journal WHERE persistence_id = $1 AND sequence_nr >= $2 AND sequence_nr <= $3 AND NOT deleted ORDER BY sequence_nr LIMIT $4',
-            [$persistenceId, $fromSequenceNr, $toSequenceNr, $max],
-            self::events(...),
-        );
+        return $this->read(PostgresSchema::READ_EVENTS, [$persistenceId, $fromSequenceNr, $toSequenceNr, max(0, $max)], self::events(...));
     }
 
     public function highestSequenceNr(string $persistenceId): Future
@@ -570,6 +570,10 @@ final class PostgresStore implements Store
     {
         while ($this->schemaReady && !$this->readQueue->isEmpty() && $this->readsInFlight < $this->readConnections && !$this->closed) {
             [$sql, $params, $map, $deferred] = $this->readQueue->dequeue();
+            if ($sql === PostgresSchema::READ_EVENTS) {
+                $this->dispatchEventReads([[$params, $deferred]]);
+                continue;
+            }
             ++$this->readsInFlight;
             $this->pool->queryAsync($sql, $params)->onSettle(function (?\Throwable $error, mixed $result) use ($deferred, $map): void {
                 --$this->readsInFlight;
@@ -585,6 +589,59 @@ final class PostgresStore implements Store
                 $this->dispatchReads();
             });
         }
+    }
+
+    /**
+     * Sends the event reads $first and those queued right behind it (at most 100 reads, and 20,000
+     * events in all) as one READ_EVENTS statement, and hands each read its rows.
+     *
+     * @param list<array{array<mixed>, Deferred<mixed>}> $reads
+     */
+    private function dispatchEventReads(array $reads): void
+    {
+        $limit = self::int($reads[0][0][3]);
+        while (\count($reads) < 100 && !$this->readQueue->isEmpty()) {
+            [$sql, $params] = $this->readQueue->bottom();
+            if ($sql !== PostgresSchema::READ_EVENTS || $limit + self::int($params[3]) > 20_000) {
+                break;
+            }
+            [, $params, , $deferred] = $this->readQueue->dequeue();
+            $reads[] = [$params, $deferred];
+            $limit += self::int($params[3]);
+        }
+        $columns = [[], [], [], []];
+        foreach ($reads as [$params]) {
+            $columns[0][] = self::string($params[0]);
+            $columns[1][] = self::int($params[1]);
+            $columns[2][] = self::int($params[2]);
+            $columns[3][] = self::int($params[3]);
+        }
+        ++$this->readsInFlight;
+        $this->pool->queryAsync(PostgresSchema::READ_EVENTS, [self::texts($columns[0]), self::ints($columns[1]), self::ints($columns[2]), self::ints($columns[3])])
+            ->onSettle(function (?\Throwable $error, mixed $result) use ($reads): void {
+                --$this->readsInFlight;
+                if (!$result instanceof PgResult) {
+                    $failure = $this->unavailable($error ?? new \RuntimeException('The query gave no result.'));
+                    foreach ($reads as [, $deferred]) {
+                        $deferred->reject($failure);
+                    }
+                } else {
+                    try {
+                        $events = array_fill(1, \count($reads), []);
+                        foreach ($result as $row) {
+                            $events[self::int($row['i'])][] = self::event($row);
+                        }
+                        foreach ($reads as $n => [, $deferred]) {
+                            $deferred->resolve($events[$n + 1]);
+                        }
+                    } catch (\Throwable $e) {
+                        foreach ($reads as [, $deferred]) {
+                            $deferred->tryReject($this->unavailable($e));
+                        }
+                    }
+                }
+                $this->dispatchReads();
+            });
     }
 
     private function abandonWriter(int $slot): void
@@ -629,27 +686,34 @@ final class PostgresStore implements Store
      */
     private static function events(PgResult $result): array
     {
-        // The columns are NOT NULL bigint/int and text, which PgResult returns as int and string:
-        // no conversion on the hot path of recovery.
-        /** @var list<array{ordering: int, persistence_id: string, sequence_nr: int, writer_epoch: int, event_name: string, event_version: int, payload_format: string, payload: string, tags: string, written_at: int}> $rows */
-        $rows = $result->rows();
         $events = [];
-        foreach ($rows as $row) {
-            $events[] = new PersistedEvent(
-                $row['persistence_id'],
-                $row['sequence_nr'],
-                $row['writer_epoch'],
-                $row['ordering'],
-                $row['event_name'],
-                $row['event_version'],
-                $row['payload_format'] === 'json' ? PayloadFormat::Json : PayloadFormat::from($row['payload_format']),
-                $row['payload'],
-                $row['tags'] === '' ? [] : StoreSupport::decodeTags($row['tags']),
-                $row['written_at'],
-            );
+        foreach ($result as $row) {
+            $events[] = self::event($row);
         }
 
         return $events;
+    }
+
+    /**
+     * @param array<string, mixed> $row
+     */
+    private static function event(array $row): PersistedEvent
+    {
+        // The columns are NOT NULL bigint/int and text, which PgResult returns as int and string:
+        // no conversion on the hot path of recovery.
+        /** @var array{ordering: int, persistence_id: string, sequence_nr: int, writer_epoch: int, event_name: string, event_version: int, payload_format: string, payload: string, tags: string, written_at: int} $row */
+        return new PersistedEvent(
+            $row['persistence_id'],
+            $row['sequence_nr'],
+            $row['writer_epoch'],
+            $row['ordering'],
+            $row['event_name'],
+            $row['event_version'],
+            $row['payload_format'] === 'json' ? PayloadFormat::Json : PayloadFormat::from($row['payload_format']),
+            $row['payload'],
+            $row['tags'] === '' ? [] : StoreSupport::decodeTags($row['tags']),
+            $row['written_at'],
+        );
     }
 
     /**
