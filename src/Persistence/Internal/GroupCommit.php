@@ -236,10 +236,14 @@ final class GroupCommit
         $this->queuedEvents -= $events;
         $this->send($this->store->writeEvents($writes), function (?\Throwable $error, mixed $results) use ($taken, $writes): void {
             $failure = $error === null ? null : self::unavailable($error);
+            $results = \is_array($results) ? $results : [];
             foreach ($taken as $i => [$write, $listener]) {
-                $result = $failure ?? (\is_array($results) && ($results[$i] ?? null) instanceof PersistenceException ? $results[$i] : null);
-                $this->tell($listener, $result);
-                $this->done($write->persistenceId);
+                $result = $failure ?? $results[$i] ?? null;
+                $this->tell($listener, $result instanceof PersistenceException ? $result : null);
+                $id = $write->persistenceId;
+                if (--$this->busy[$id] === 0) {
+                    $this->done($id);
+                }
             }
             if ($failure === null) {
                 foreach ($this->committedListeners as $listener) {
@@ -256,10 +260,14 @@ final class GroupCommit
         $records = array_map(static fn(array $entry): StateRecord => $entry[0], $taken);
         $this->send($this->store->writeStates($records), function (?\Throwable $error, mixed $results) use ($taken): void {
             $failure = $error === null ? null : self::unavailable($error);
+            $results = \is_array($results) ? $results : [];
             foreach ($taken as $i => [$state, $listener]) {
-                $result = $failure ?? (\is_array($results) && ($results[$i] ?? null) instanceof PersistenceException ? $results[$i] : null);
-                $this->tell($listener, $result);
-                $this->done($state->persistenceId);
+                $result = $failure ?? $results[$i] ?? null;
+                $this->tell($listener, $result instanceof PersistenceException ? $result : null);
+                $id = $state->persistenceId;
+                if (--$this->busy[$id] === 0) {
+                    $this->done($id);
+                }
             }
         });
     }
@@ -333,11 +341,11 @@ final class GroupCommit
         }
     }
 
+    /**
+     * The last pending write of $persistenceId is done: wake the recoveries waiting for it.
+     */
     private function done(string $persistenceId): void
     {
-        if (--$this->busy[$persistenceId] > 0) {
-            return;
-        }
         unset($this->busy[$persistenceId]);
         $waiters = $this->waiters[$persistenceId] ?? [];
         unset($this->waiters[$persistenceId]);

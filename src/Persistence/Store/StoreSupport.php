@@ -57,6 +57,9 @@ final class StoreSupport
                     $write->persistenceId,
                 ));
             }
+            if ($write->tags === []) {
+                continue;
+            }
             foreach ($write->tagsOf($i) as $tag) {
                 if (!self::isText($tag)) {
                     return new PayloadEncodingException("A tag of event {$write->persistenceId}/" . ($write->firstSequenceNr + $i) . ' holds a NUL byte or bytes that are not UTF-8; tags are text.');
