@@ -14,6 +14,9 @@ use Nexus\Persistence\Exception\PayloadEncodingException;
  */
 final class StoreSupport
 {
+    /** @var array<string, true> logical names known to be text (at most 10,000 kept) */
+    private static array $names = [];
+
     public static function conflict(AtomicWrite $write, int $highest, int $storedEpoch): ConcurrentWriteException
     {
         if ($write->firstSequenceNr !== $highest + 1) {
@@ -50,7 +53,7 @@ final class StoreSupport
     public static function unstorable(AtomicWrite $write): ?PayloadEncodingException
     {
         foreach ($write->events as $i => $payload) {
-            if (!self::isText($payload->data) || !self::isText($payload->name)) {
+            if (!self::isText($payload->data) || !(isset(self::$names[$payload->name]) || self::isName($payload->name))) {
                 return new PayloadEncodingException(sprintf(
                     'Event %d of %s holds a NUL byte or bytes that are not UTF-8, which the stores do not keep in text; encode binary data (base64) or use the PHP format.',
                     $write->firstSequenceNr + $i,
@@ -86,6 +89,22 @@ final class StoreSupport
     public static function isText(string $value): bool
     {
         return !str_contains($value, "\0") && preg_match('//u', $value) === 1;
+    }
+
+    /**
+     * A logical name already seen is text: names repeat on every event, their check need not.
+     */
+    private static function isName(string $name): bool
+    {
+        if (!self::isText($name)) {
+            return false;
+        }
+        if (\count(self::$names) >= 10_000) {
+            self::$names = [];
+        }
+        self::$names[$name] = true;
+
+        return true;
     }
 
     /**
