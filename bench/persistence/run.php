@@ -47,11 +47,12 @@ $presets = [
     'quick' => ['single-events' => '500', 'concurrent-events' => '30000', 'recovery-one-events' => '30000', 'recovery-many-actors' => '3000', 'repeats' => '2', 'http-workers' => '2', 'http-seconds' => '3', 'http-warmup' => '1', 'json' => "{$root}/bench/results/persistence-quick.json", 'command' => 'make bench-persistence QUICK=1'],
     'smoke' => ['stores' => 'sqlite', 'single-events' => '20', 'concurrent-actors' => '20', 'concurrent-events' => '200', 'recovery-one-events' => '200', 'recovery-many-actors' => '20', 'repeats' => '1', 'http-workers' => '1', 'http-connections' => '4', 'http-seconds' => '1', 'http-warmup' => '1', 'json' => "{$root}/bench/results/persistence-smoke.json"],
 ];
-$flags = ['quick' => false, 'smoke' => false, 'no-report' => false];
+$flags = ['quick' => false, 'smoke' => false, 'no-report' => false, 'report-only' => false];
 $usage = "Usage: php bench/persistence/run.php [--quick | --smoke] [--no-report] [--OPTION=VALUE ...]\n"
     . "  --quick      smaller counts, 2 runs, HTTP with 2 workers only (bench/results/persistence-quick.json)\n"
     . "  --smoke      seconds, SQLite only, tiny counts, no report; for CI\n"
     . "  --no-report  do not rewrite docs/performance.md and the chart\n"
+    . "  --report-only  no measuring: rewrite the report from the --json file\n"
     . "Options and defaults:\n"
     . implode('', array_map(static fn(string $k, string $v): string => "  --{$k}={$v}\n", array_keys($options), $options))
     . "Needs PostgreSQL (initdb) for --stores=postgres and wrk for the http case (Debian: apt-get install -y postgresql wrk).\n";
@@ -69,6 +70,21 @@ $cases = $list($options['cases']);
 $progress = static function (string $line): void {
     fwrite(STDERR, $line . "\n");
 };
+
+if ($flags['report-only']) {
+    $text = @file_get_contents($options['json']);
+    $document = is_string($text) ? json_decode($text, true) : null;
+    if (!is_array($document) || !is_array($document['cases'] ?? null) || !is_array($document['http'] ?? null)) {
+        fwrite(STDERR, "Cannot read {$options['json']}; run make bench-persistence first.\n");
+        exit(1);
+    }
+    /** @var array<string, array<string, array<string, mixed>>> $stored */
+    $stored = $document['cases'];
+    /** @var list<array<string, mixed>> $rows */
+    $rows = array_values($document['http']);
+    $generated = is_string($document['generated'] ?? null) ? substr($document['generated'], 0, 10) : date('Y-m-d');
+    exit(persistenceWriteReport($stored, $rows, $options['doc'], $options['svg'], is_string($document['postgres'] ?? null) ? $document['postgres'] : '?', is_string($document['command'] ?? null) ? $document['command'] : $options['command'], $generated) ? 0 : 1);
+}
 
 $tempDir = sys_get_temp_dir() . '/nexus-bench-persistence-' . bin2hex(random_bytes(4));
 if (!mkdir($tempDir, 0o755)) {
@@ -194,14 +210,27 @@ if (!is_dir($directory) && !mkdir($directory, 0o777, true)) {
 }
 file_put_contents($options['json'], json_encode($document, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES | JSON_THROW_ON_ERROR) . "\n");
 $progress("bench-persistence: results in {$options['json']}");
-if (!$flags['no-report']) {
+if (!$flags['no-report'] && !persistenceWriteReport($results, $http, $options['doc'], $options['svg'], $postgresVersion, $options['command'], date('Y-m-d'))) {
+    exit(1);
+}
+
+/**
+ * Rewrites the bench:persistence section of the document and the chart.
+ *
+ * @param array<string, array<string, array<string, mixed>>> $results
+ * @param list<array<string, mixed>>                         $http
+ */
+function persistenceWriteReport(array $results, array $http, string $doc, string $svg, string $postgresVersion, string $command, string $date): bool
+{
     $report = new PersistenceReport($results, $http);
-    $chartPath = 'img/' . basename($options['svg']);
-    $section = $report->section(Environment::detect(), $options['command'], date('Y-m-d'), $chartPath, $postgresVersion);
-    $problem = ReportFiles::update($options['doc'], $options['svg'], static fn(string $doc): string => PersistenceReport::replaceSection($doc, $section), $report->chart());
+    $section = $report->section(Environment::detect(), $command, $date, 'img/' . basename($svg), $postgresVersion);
+    $problem = ReportFiles::update($doc, $svg, static fn(string $document): string => PersistenceReport::replaceSection($document, $section), $report->chart());
     if ($problem !== null) {
         fwrite(STDERR, "FAILED: bench-persistence — {$problem}\n");
-        exit(1);
+
+        return false;
     }
-    $progress("bench-persistence: report in {$options['doc']} and {$options['svg']}");
+    fwrite(STDERR, "bench-persistence: report in {$doc} and {$svg}\n");
+
+    return true;
 }

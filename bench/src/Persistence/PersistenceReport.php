@@ -202,12 +202,12 @@ final class PersistenceReport
             // sum says nothing.
             $parts[] = sprintf('%.0f%% of the time in the store', $share * 100);
         }
-        $gc = self::float($r['gc_runs'] ?? null);
-        if ($gc !== null && $gc > 0.0) {
-            $parts[] = sprintf('%d cycle collections', (int) $gc);
+        $gc = (int) (self::float($r['gc_runs'] ?? null) ?? 0.0);
+        if ($gc > 0) {
+            $parts[] = $gc === 1 ? '1 cycle collection' : "{$gc} cycle collections";
         }
         if (str_starts_with($case, 'recovery')) {
-            $parts[] = sprintf('%s actors/s', Units::format(self::float($r['actors_per_s'] ?? null) ?? 0.0, ''));
+            $parts[] = Units::compact(self::float($r['actors_per_s'] ?? null) ?? 0.0) . ' actors recovered/s';
         }
 
         return $parts === [] ? '' : implode('; ', $parts);
