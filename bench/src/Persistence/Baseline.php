@@ -60,7 +60,7 @@ final class Baseline
             $insert = $this->sqlite()->prepare('INSERT INTO bench_journal (' . self::COLUMNS . ') VALUES (?, ?, ?, 1, ?, 1, ?, ?, ?, ?)');
             for ($seq = 1; $seq <= $rows; ++$seq) {
                 $start = hrtime(true);
-                $insert->execute([++$this->ordering, 'single', $seq, 'bench.incremented', 'json', '{"by":1}', '', 0]);
+                $insert->execute([++$this->ordering, 'single', $seq, 'bench.incremented', 'json', '{"by":1}', '', (int) (microtime(true) * 1000)]);
                 $latencies[] = (hrtime(true) - $start) / 1e9;
             }
 
@@ -69,7 +69,7 @@ final class Baseline
         $pg = $this->pg();
         for ($seq = 1; $seq <= $rows; ++$seq) {
             $start = hrtime(true);
-            $pg->query('INSERT INTO bench_journal (' . self::COLUMNS . ') VALUES ($1, $2, $3, 1, $4, 1, $5, $6, $7, $8)', [++$this->ordering, 'single', $seq, 'bench.incremented', 'json', '{"by":1}', '', 0]);
+            $pg->query('INSERT INTO bench_journal (' . self::COLUMNS . ') VALUES ($1, $2, $3, 1, $4, 1, $5, $6, $7, $8)', [++$this->ordering, 'single', $seq, 'bench.incremented', 'json', '{"by":1}', '', (int) (microtime(true) * 1000)]);
             $latencies[] = (hrtime(true) - $start) / 1e9;
         }
 
@@ -90,26 +90,7 @@ final class Baseline
             }
         }
         $start = hrtime(true);
-        foreach (array_chunk($rows, max(1, $batch)) as $chunk) {
-            if ($this->isSqlite()) {
-                $pdo = $this->sqlite();
-                $insert = $pdo->prepare('INSERT INTO bench_journal (' . self::COLUMNS . ') VALUES (?, ?, ?, 1, ?, 1, ?, ?, ?, ?)');
-                $pdo->exec('BEGIN IMMEDIATE');
-                foreach ($chunk as [$id, $seq]) {
-                    $insert->execute([++$this->ordering, $id, $seq, 'bench.incremented', 'json', '{"by":1}', '', 0]);
-                }
-                $pdo->exec('COMMIT');
-            } else {
-                $values = $params = [];
-                $n = 0;
-                foreach ($chunk as [$id, $seq]) {
-                    $values[] = sprintf('($%d, $%d, $%d, 1, $%d, 1, $%d, $%d, $%d, $%d)', $n + 1, $n + 2, $n + 3, $n + 4, $n + 5, $n + 6, $n + 7, $n + 8);
-                    array_push($params, ++$this->ordering, $id, $seq, 'bench.incremented', 'json', '{"by":1}', '', 0);
-                    $n += 8;
-                }
-                $this->pg()->query('INSERT INTO bench_journal (' . self::COLUMNS . ') VALUES ' . implode(', ', $values), $params);
-            }
-        }
+        $this->insert($rows, $batch);
 
         return (hrtime(true) - $start) / 1e9;
     }
@@ -187,13 +168,26 @@ final class Baseline
                 $rows[] = [$id, $seq];
             }
         }
-        foreach (array_chunk($rows, 1000) as $chunk) {
+        $this->insert($rows, 1000);
+    }
+
+    /**
+     * Inserts (id, sequence number) rows shaped like the journal's, $batch per transaction
+     * (SQLite: a prepared INSERT per row between BEGIN and COMMIT; PostgreSQL: one multi-row
+     * INSERT per batch), stamped with the time like the store's.
+     *
+     * @param list<array{string, int}> $rows
+     */
+    private function insert(array $rows, int $batch): void
+    {
+        foreach (array_chunk($rows, max(1, $batch)) as $chunk) {
+            $now = (int) (microtime(true) * 1000);
             if ($this->isSqlite()) {
                 $pdo = $this->sqlite();
                 $insert = $pdo->prepare('INSERT INTO bench_journal (' . self::COLUMNS . ') VALUES (?, ?, ?, 1, ?, 1, ?, ?, ?, ?)');
                 $pdo->exec('BEGIN IMMEDIATE');
                 foreach ($chunk as [$id, $seq]) {
-                    $insert->execute([++$this->ordering, $id, $seq, 'bench.incremented', 'json', '{"by":1}', '', 0]);
+                    $insert->execute([++$this->ordering, $id, $seq, 'bench.incremented', 'json', '{"by":1}', '', $now]);
                 }
                 $pdo->exec('COMMIT');
             } else {
@@ -201,7 +195,7 @@ final class Baseline
                 $n = 0;
                 foreach ($chunk as [$id, $seq]) {
                     $values[] = sprintf('($%d, $%d, $%d, 1, $%d, 1, $%d, $%d, $%d, $%d)', $n + 1, $n + 2, $n + 3, $n + 4, $n + 5, $n + 6, $n + 7, $n + 8);
-                    array_push($params, ++$this->ordering, $id, $seq, 'bench.incremented', 'json', '{"by":1}', '', 0);
+                    array_push($params, ++$this->ordering, $id, $seq, 'bench.incremented', 'json', '{"by":1}', '', $now);
                     $n += 8;
                 }
                 $this->pg()->query('INSERT INTO bench_journal (' . self::COLUMNS . ') VALUES ' . implode(', ', $values), $params);

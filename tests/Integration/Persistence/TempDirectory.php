@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Persistence;
 
+use Nexus\Bench\Files;
+
 /**
  * Private temporary directories for store files, removed with everything in them.
  */
@@ -21,19 +23,6 @@ final class TempDirectory
 
     public static function remove(string $path): void
     {
-        if (is_link($path) || is_file($path)) {
-            @unlink($path);
-
-            return;
-        }
-        if (!is_dir($path)) {
-            return;
-        }
-        foreach (scandir($path) ?: [] as $entry) {
-            if ($entry !== '.' && $entry !== '..') {
-                self::remove($path . '/' . $entry);
-            }
-        }
-        @rmdir($path);
+        Files::removeTree($path);
     }
 }
