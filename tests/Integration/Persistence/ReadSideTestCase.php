@@ -133,6 +133,7 @@ abstract class ReadSideTestCase extends TestCase
         }
         self::assertSame(['acct-1' => 10, 'acct-2' => 20, 'acct-3' => 30], $this->projected());
         self::assertSame(2, $thrown);
+        self::assertGreaterThan(0, $projection->pages());
 
         $projection->stop();
         self::assertSame(40, $ledgers[1]->ask(['add', 30], 10.0)->await(15.0));

@@ -9,6 +9,7 @@ use Nexus\Actor\ActorSystem;
 use Nexus\Log\MemoryLogger;
 use Nexus\Persistence\Exception\PayloadDecodingException;
 use Nexus\Persistence\Persistence;
+use Nexus\Persistence\Query\EventEnvelope;
 use Nexus\Persistence\Store\AtomicWrite;
 use Nexus\Persistence\Store\InMemoryStore;
 use Nexus\Persistence\Store\Payload;
@@ -61,6 +62,9 @@ final class EventQueriesTest extends TestCase
         $query->cancel();
 
         self::assertSame(['q-a:1', 'q-b:2', 'q-a:3', 'q-b:4'], $seen);
+        $current = $this->persistence->queries()->currentEventsByTag('money', 0, 3)->await();
+        self::assertSame(['q-a', 'q-b', 'q-a'], array_map(static fn(EventEnvelope $e): string => $e->persistenceId, $current));
+        self::assertSame([], $this->persistence->queries()->currentEventsByTag('money', $current[2]->offset + 1)->await());
         self::assertNull($query->done()->await(1.0));
         self::assertFalse($query->isRunning());
     }

@@ -350,6 +350,37 @@ final class EventSourcedBehaviorTest extends TestCase
         self::assertCount(2, $this->store->readEvents('ledger|e1', 1, 10, 10)->await());
     }
 
+    public function testACommandWithoutASenderThatFailsBecomesADeadLetterWithTheReason(): void
+    {
+        $deadLetters = [];
+        $this->kit->system->eventStream->subscribe($this->kit->spawn(Behavior::receive(static function (mixed $message) use (&$deadLetters): void {
+            if ($message instanceof DeadLetter) {
+                $deadLetters[] = [$message->message, $message->reason];
+            }
+        })), DeadLetter::class);
+        $ledger = $this->kit->spawn(Ledger::behavior($this->persistence, 'ledger|nobody')->props());
+        self::assertSame(1, $this->ask($ledger, ['add', 1]));
+
+        $this->store->makeUnavailable('gone');
+        $ledger->tell(['add', 2], null);
+        $this->kit->runUntilIdle();
+
+        self::assertContains([['add', 2], DeadLetterReason::Refused], $deadLetters);
+        self::assertNotEmpty(array_filter($this->kit->logger->messages('warning'), static fn(string $m): bool => str_contains($m, 'had no sender to tell: gone')));
+    }
+
+    public function testAnIdThatCannotNameAHistoryIsRefused(): void
+    {
+        foreach (['', str_repeat('x', 256), "a\0b", "\xff"] as $id) {
+            try {
+                $this->persistence->eventSourced($id, 0, static fn(): Effect => Effect::none(), static fn(int $s): int => $s);
+                self::fail('The id ' . bin2hex($id) . ' must be refused.');
+            } catch (\Nexus\Persistence\Exception\InvalidPersistenceIdException $e) {
+                self::assertStringContainsString('1 to 255 bytes of UTF-8 without NUL', $e->getMessage());
+            }
+        }
+    }
+
     public function testCommandFailedUnwrapsToItsException(): void
     {
         self::assertSame(3, CommandFailed::unwrap(3));
