@@ -21,7 +21,8 @@ COMPOSER ?= composer
 PHP_EXT_PACKAGES := pcntl:php8.2-cli posix:php8.2-common sockets:php8.2-common \
                     dom:php8.2-xml xml:php8.2-xml xmlwriter:php8.2-xml simplexml:php8.2-xml \
                     mbstring:php8.2-mbstring tokenizer:php8.2-common ctype:php8.2-common \
-                    pgsql:php8.2-pgsql pdo_pgsql:php8.2-pgsql igbinary:php8.2-igbinary curl:php8.2-curl
+                    pgsql:php8.2-pgsql pdo_pgsql:php8.2-pgsql igbinary:php8.2-igbinary curl:php8.2-curl \
+                    pdo_sqlite:php8.2-sqlite3
 
 STAMP := vendor/.installed
 
@@ -41,6 +42,7 @@ help:
 	@echo "  bench-workers  the worker pool: cross-worker messaging, world benchmark, HTTP 2 vs 1 workers (QUICK=1)"
 	@echo "  chaos      the fault campaign: 2 workers under load, workers killed, reloads, slow clients, PostgreSQL/Redis restarts (SHORT=1: 20 s)"
 	@echo "  bench-http-client  the HTTP client against curl_multi and Guzzle on nginx (installs nginx/php8.2-curl)"
+	@echo "  bench-persistence  durable actors on SQLite and PostgreSQL against plain SQL, and over HTTP (QUICK=1)"
 	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
 	@echo "  analyse    phpstan only"
 	@echo "  unit       phpunit only (all suites)"
@@ -284,3 +286,15 @@ bench-http-client-smoke: setup
 	@echo "==> bench-http-client-smoke: 1 s runs, one round, no report"
 	@$(PHP) bench/http-client/run.php --smoke \
 	  || { echo "FAILED: bench-http-client-smoke" >&2; exit 1; }
+
+# ---- persistence benchmark (bench/persistence/, results in docs/performance.md) -------------------
+
+.PHONY: bench-persistence
+
+# QUICK=1: smaller counts, 2 runs per case, HTTP with 2 workers only.
+bench-persistence: setup
+	$(call http_bench_tools,wrk:wrk)
+	@mkdir -p bench/results
+	@echo "==> bench-persistence: SQLite and PostgreSQL against plain SQL, recovery, HTTP counters (progress on stderr)"
+	@$(PHP) bench/persistence/run.php $(if $(QUICK),--quick,) \
+	  || { echo "FAILED: bench-persistence" >&2; exit 1; }

@@ -94,6 +94,19 @@ interface ActorContext
     public function cancelReceiveTimeout(): void;
 
     /**
+     * Runs $callback($ctx) on this actor's turn, as if it were a message queued now (behind those
+     * already in the mailbox), with $message and $sender as the message being handled (so that
+     * reply() answers $sender). Unlike the rest of the context, this may be called from anywhere
+     * and at any time, such as a future's onSettle() or a loop callback: it is how work finished
+     * elsewhere comes back to the actor. A bounded mailbox never refuses it. An exception it
+     * throws is a failure of the actor, as from a handler. Returns false (and queues nothing) when
+     * the actor has terminated; one still queued when the actor stops is dropped.
+     *
+     * @param \Closure(ActorContext): void $callback
+     */
+    public function runOnTurn(\Closure $callback, mixed $message = null, ?ActorRef $sender = null): bool;
+
+    /**
      * Puts the message being handled aside until unstashAll(). Throws StashOverflowException when
      * the stash is at its capacity (Props::withStashCapacity()).
      */

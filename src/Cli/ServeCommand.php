@@ -12,6 +12,7 @@ use Nexus\Http\Server\ServerOptions;
 use Nexus\Io\Exception\ListenException;
 use Nexus\Io\ListenOptions;
 use Nexus\Log\StderrLogger;
+use Nexus\Persistence\StoreLocation;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Exception\PoolStartException;
 use Nexus\Worker\HttpWorker;
@@ -63,10 +64,19 @@ final class ServeCommand implements Command, HasUsage
                 fwrite($stderr, "nexus serve: {$problem}\n");
             }
         }
+        try {
+            $store = StoreLocation::fromOptions($options->dataDir, $options->store);
+        } catch (\InvalidArgumentException $e) {
+            throw new UsageException($e->getMessage(), 0, $e);
+        }
+        // Each worker opens the store itself, after the fork.
         $configure = $options->appFile === null
-            ? DemoApp::configure(...)
-            : AppFile::load($options->appFile);
+            ? static function (Application $app, ActorSystem $system, Workers $workers) use ($store): void {
+                DemoApp::configure($app, $system, $workers, $store->open($system));
+            }
+            : AppFile::load($options->appFile, $store);
         $serverOptions = new ServerOptions(handlerTimeout: $options->handlerTimeout, allowedHosts: $options->allowedHosts);
+        fwrite($stdout, "Durable actors are kept in {$store->describe()}.\n");
         $poolOptions = new PoolOptions(
             workers: $options->workers,
             host: $options->host,
@@ -157,11 +167,12 @@ final class ServeCommand implements Command, HasUsage
         return <<<'TXT'
             Usage: nexus serve [APP_FILE] [--host=127.0.0.1] [--port=8080] [--workers=N] [--no-jit]
                                [--max-requests=N] [--max-memory=MB] [--handler-timeout=S]
-                               [--allowed-hosts=HOST,HOST]
+                               [--allowed-hosts=HOST,HOST] [--data-dir=DIR] [--store=URL]
 
               APP_FILE        a PHP file returning
-                              fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers): void
-                              (default: the demo app: GET /, GET /hello/{name}, POST /echo, counters)
+                              fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers,
+                                 Nexus\Persistence\StoreLocation $store): void   ($store->open($system) for durable actors)
+                              (default: the demo app: GET /, GET /hello/{name}, POST /echo, durable counters)
               --host          address to listen on (default 127.0.0.1)
               --port          port to listen on (default 8080; 0 picks a free one)
               --workers       worker processes (default: one per core); with 2 or more a master
@@ -177,6 +188,10 @@ final class ServeCommand implements Command, HasUsage
                               port aside), separated by commas; any other gets 421 Misdirected
                               Request (default: every host)
               --no-jit        do not restart PHP with OPcache and the tracing JIT
+              --data-dir      where durable actors are kept: DIR/nexus.sqlite (default ./var,
+                              created if missing)
+              --store         keep them in PostgreSQL instead: postgres://USER:PASS@HOST:PORT/DB
+                              (the tables are created on first start)
 
             SIGINT or SIGTERM stops the server gracefully; SIGHUP reloads the workers one at a time
             without failing a request.

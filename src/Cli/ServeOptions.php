@@ -21,6 +21,8 @@ final class ServeOptions
         public readonly float $handlerTimeout,
         /** @var list<string>|null */
         public readonly ?array $allowedHosts,
+        public readonly string $dataDir = './var',
+        public readonly ?string $store = null,
     ) {}
 
     /**
@@ -38,6 +40,8 @@ final class ServeOptions
         $maxMemory = 0;
         $handlerTimeout = 30.0;
         $allowedHosts = null;
+        $dataDir = './var';
+        $store = null;
         foreach ($args as $arg) {
             if ($arg === '--help' || $arg === '-h') {
                 $help = true;
@@ -75,6 +79,16 @@ final class ServeOptions
                     }
                     $allowedHosts[] = $name;
                 }
+            } elseif (str_starts_with($arg, '--data-dir=')) {
+                $dataDir = substr($arg, 11);
+                if ($dataDir === '') {
+                    throw new UsageException('--data-dir needs a directory, such as --data-dir=./var.');
+                }
+            } elseif (str_starts_with($arg, '--store=')) {
+                $store = substr($arg, 8);
+                if (!str_starts_with($store, 'postgres://') && !str_starts_with($store, 'postgresql://')) {
+                    throw new UsageException("--store takes a PostgreSQL URL such as postgres://USER:PASS@HOST:5432/DB, got '{$store}' (SQLite is the default: see --data-dir).");
+                }
             } elseif (str_starts_with($arg, '-')) {
                 throw new UsageException("Unknown option '{$arg}'. See: nexus serve --help");
             } elseif ($appFile === null) {
@@ -84,7 +98,7 @@ final class ServeOptions
             }
         }
 
-        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts);
+        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store);
     }
 
     private static function number(string $arg, int $min, int $max): int

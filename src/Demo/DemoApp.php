@@ -5,11 +5,19 @@ declare(strict_types=1);
 namespace Nexus\Demo;
 
 use Nexus\Actor\ActorContext;
+use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
+use Nexus\Actor\Exception\AskTimeoutException;
+use Nexus\Actor\Exception\RecipientTerminatedException;
+use Nexus\Demo\Counter\Incremented;
 use Nexus\Http\Application;
+use Nexus\Http\Handler\HttpException;
 use Nexus\Http\Request;
 use Nexus\Http\Response;
+use Nexus\Persistence\CommandFailed;
+use Nexus\Persistence\Effect;
+use Nexus\Persistence\Persistence;
 use Nexus\Worker\Workers;
 
 /**
@@ -21,15 +29,23 @@ use Nexus\Worker\Workers;
  *     POST /counter/{name}/increment  {"name":"...","value":N}
  *     GET  /counter/{name}            {"name":"...","value":N}
  *
- * Each counter is an actor named after it (/user/counter/{name}), created on first use on the
- * worker that owns its name, so counts stay exact whichever worker a request lands on.
+ * Each counter is an event-sourced actor named after it (/user/counter/{name}), created on first
+ * use on the worker that owns its name, so counts stay exact whichever worker a request lands
+ * on. Its increments are stored ($persistence: `nexus serve` keeps them in var/nexus.sqlite, or
+ * PostgreSQL with --store); an increment is answered once it is stored, and one the store could
+ * not take gets 503. Without $persistence the counters live in this process's memory.
  */
 final class DemoApp
 {
-    public static function configure(Application $app, ActorSystem $system, ?Workers $workers = null): void
+    public static function configure(Application $app, ActorSystem $system, ?Workers $workers = null, ?Persistence $persistence = null): void
     {
         $workers ??= Workers::single($system);
-        $counters = $workers->kind('counter', static fn(): Behavior => self::counter());
+        $persistence ??= Persistence::inMemory($system);
+        if ($persistence->types->nameOf(Incremented::class) === null) {
+            $persistence->types->register(Incremented::class, 'demo.counter.incremented');
+        }
+        $workers->registerMessage(CommandFailed::class);
+        $counters = $workers->kind('counter', static fn(string $name) => self::counter($persistence, $name));
 
         $app->get('/', static fn(): string => 'Hello, world!');
         $app->get('/hello/{name}', static fn(string $name): array => ['message' => "Hello, {$name}!"]);
@@ -40,29 +56,43 @@ final class DemoApp
         ));
         $app->post(
             '/counter/{name:[A-Za-z0-9_.-]+}/increment',
-            static fn(string $name): array => [
-                'name' => $name,
-                'value' => $counters->ref($name)->ask('increment', 5.0)->await(),
-            ],
+            static fn(string $name): array => ['name' => $name, 'value' => self::ask($counters->ref($name), 'increment')],
         );
         $app->get(
             '/counter/{name:[A-Za-z0-9_.-]+}',
-            static fn(string $name): array => [
-                'name' => $name,
-                'value' => $counters->ref($name)->ask('get', 5.0)->await(),
-            ],
+            static fn(string $name): array => ['name' => $name, 'value' => self::ask($counters->ref($name), 'get')],
         );
     }
 
-    private static function counter(): Behavior
+    private static function counter(Persistence $persistence, string $name): Behavior
     {
-        return Behavior::withState(0, static function (int $value, string $operation, ActorContext $ctx): int {
-            if ($operation === 'increment') {
-                ++$value;
-            }
-            $ctx->reply($value);
+        return $persistence->eventSourced(
+            "counter|{$name}",
+            0,
+            static fn(int $value, mixed $command, ActorContext $ctx): Effect => match ($command) {
+                'increment' => Effect::persist(new Incremented())->thenReply(static fn(int $value): int => $value),
+                'get' => Effect::reply($value),
+                default => Effect::unhandled(),
+            },
+            static fn(int $value, object $event): int => $event instanceof Incremented ? $value + 1 : $value,
+        )->behavior();
+    }
 
-            return $value;
-        });
+    /**
+     * The counter's answer, or 503 when it could not store the increment (or did not answer).
+     */
+    private static function ask(ActorRef $counter, string $command): int
+    {
+        try {
+            $reply = $counter->ask($command, 5.0)->await();
+        } catch (AskTimeoutException | RecipientTerminatedException $e) {
+            throw new HttpException(503, 'The counter did not answer; try again.', ['Retry-After' => '1'], previous: $e);
+        }
+        if ($reply instanceof CommandFailed) {
+            // What went wrong is in the server's log; the client learns that it may retry.
+            throw new HttpException(503, 'The counter could not store this change; try again shortly.', ['Retry-After' => '1']);
+        }
+
+        return \is_int($reply) ? $reply : throw new \UnexpectedValueException('A counter answered ' . get_debug_type($reply) . '.');
     }
 }

@@ -32,7 +32,11 @@ final class PostgresLauncher
         return null;
     }
 
-    public function start(int $maxConnections = 200): RunningPostgres
+    /**
+     * @param array<string, string> $overrides server settings that replace the defaults below
+     *                                         (the persistence benchmark turns fsync back on)
+     */
+    public function start(int $maxConnections = 200, array $overrides = []): RunningPostgres
     {
         $bin = $this->binDir ?? self::findBinDir()
             ?? throw new DbBenchException('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb). Install it (Debian): apt-get install -y postgresql');
@@ -75,6 +79,7 @@ final class PostgresLauncher
             'full_page_writes' => 'off',
             'shared_buffers' => '128MB',
             'logging_collector' => 'off',
+            ...$overrides,
         ];
         $command = [...$prefix, "{$bin}/postgres", '-D', $data];
         foreach ($settings as $name => $value) {

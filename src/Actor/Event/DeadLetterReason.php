@@ -21,6 +21,10 @@ enum DeadLetterReason: string
     case NoRecipient = 'no such actor';
     /** Sent to an actor on another worker that stayed unreachable for the pool's delivery timeout. */
     case WorkerUnavailable = 'worker unavailable';
+    /** The recipient's handler said it does not handle this message (Effect::unhandled()). */
+    case Unhandled = 'not handled by the recipient';
+    /** The recipient could not process it (a store failure, a full stash) and had nobody to tell; the log says why. */
+    case Refused = 'refused by the recipient';
     /** Sent to another worker whose link broke before it confirmed delivery: it may or may not have arrived. */
     case WorkerLost = 'worker lost before confirming delivery';
     /** The recipient on another worker could not be started there (its factory threw, its id is not a valid name, its name is still taken). */

@@ -248,6 +248,14 @@ final class ActorCell implements ActorContext, Runnable
                 unset($extras->remoteWatching[$key]);
                 $this->invoke($entry[1] ?? new Terminated($message->dead), $sender);
             }
+        } elseif ($message instanceof TurnCallback) {
+            $this->currentMessage = $message->message;
+            $this->currentSender = $sender;
+            try {
+                ($message->callback)($this);
+            } catch (\Throwable $e) {
+                $this->fail($e);
+            }
         } elseif ($message instanceof PoisonPill) {
             $this->stopSelf();
         } elseif ($message instanceof Kill) {
@@ -780,8 +788,8 @@ final class ActorCell implements ActorContext, Runnable
 
     private function deadLetterQueued(mixed $message, ?ActorRef $sender): void
     {
-        if ($message instanceof TimerFired || $message instanceof DeathNotice) {
-            return; // a timer or watch notice of a stopped actor: nothing was lost
+        if ($message instanceof TimerFired || $message instanceof DeathNotice || $message instanceof TurnCallback) {
+            return; // a timer, watch notice or turn callback of a stopped actor: nothing was lost
         }
         $this->deadLetter($message, $sender, DeadLetterReason::RecipientTerminated);
     }
@@ -1026,6 +1034,21 @@ final class ActorCell implements ActorContext, Runnable
             $this->system->loop->cancel($extras->receiveTimeout[2]);
             $extras->receiveTimeout = null;
         }
+    }
+
+    public function runOnTurn(\Closure $callback, mixed $message = null, ?ActorRef $sender = null): bool
+    {
+        if ($this->status === self::TERMINATED) {
+            return false;
+        }
+        // Past any capacity, like a death notice: the runtime's own bookkeeping must not be dropped.
+        $this->mailbox->append(new TurnCallback($callback, $message), $sender);
+        if (!$this->scheduled) {
+            $this->scheduled = true;
+            $this->system->scheduler->schedule($this);
+        }
+
+        return true;
     }
 
     public function stash(): void

@@ -18,17 +18,24 @@ final class ServeCommandTest extends TestCase
     /** @var array<int, resource> */
     private array $pipes = [];
 
+    private ?string $dataDir = null;
+
     protected function tearDown(): void
     {
         if (\is_resource($this->process)) {
             proc_terminate($this->process, \SIGKILL);
             proc_close($this->process);
         }
+        if ($this->dataDir !== null) {
+            array_map('unlink', glob($this->dataDir . '/*') ?: []);
+            @rmdir($this->dataDir);
+        }
     }
 
     public function testTheDemoAppAnswersEveryRouteAndStopsGracefullyOnSigterm(): void
     {
-        $base = $this->start(['serve', '--port=0', '--workers=1', '--no-jit']);
+        $this->dataDir = sys_get_temp_dir() . '/nexus-serve-' . bin2hex(random_bytes(4));
+        $base = $this->start(['serve', '--port=0', '--workers=1', '--no-jit', "--data-dir={$this->dataDir}"]);
 
         self::assertSame([200, 'text/plain; charset=utf-8', 'Hello, world!'], $this->request('GET', "{$base}/"));
         self::assertSame([200, 'application/json', '{"message":"Hello, Ada!"}'], $this->request('GET', "{$base}/hello/Ada"));

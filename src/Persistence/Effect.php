@@ -1,0 +1,109 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Persistence;
+
+use Nexus\Actor\ActorContext;
+
+/**
+ * What a persistent actor's command handler returns: what to store, and what to do once it is
+ * stored. Effects are immutable; each then*() returns a new one.
+ *
+ *     return Effect::persist(new ItemAdded($sku))
+ *         ->thenReply(fn(Cart $cart): int => $cart->count())
+ *         ->thenRun(fn(Cart $cart, ActorContext $ctx) => $ctx->log()->info('added'));
+ *
+ * The side effects run in order after the events are durable (committed by the store), with the
+ * state they produced; for the other kinds they run at once. thenReply() answers the sender of
+ * the command, also after the write. If the write fails, no side effect runs and the sender gets
+ * a CommandFailed instead.
+ *
+ * For an event-sourced actor persist() takes one or more events (objects of registered classes);
+ * for a durable-state actor exactly one value: the new state.
+ */
+final class Effect
+{
+    public const RUN = 0;
+    public const REPLY = 1;
+    public const STOP = 2;
+    public const UNSTASH_ALL = 3;
+
+    /**
+     * @param list<mixed>                      $values      events, or the new state
+     * @param list<array{int, mixed}>          $sideEffects (kind, closure or reply value)
+     */
+    private function __construct(
+        public readonly EffectKind $kind,
+        public readonly array $values = [],
+        public readonly array $sideEffects = [],
+    ) {}
+
+    public static function persist(mixed ...$values): self
+    {
+        return new self($values === [] ? EffectKind::None : EffectKind::Persist, array_values($values));
+    }
+
+    public static function none(): self
+    {
+        return new self(EffectKind::None);
+    }
+
+    /**
+     * The command is not for this actor: it is published as a dead letter (reason Unhandled).
+     */
+    public static function unhandled(): self
+    {
+        return new self(EffectKind::Unhandled);
+    }
+
+    /**
+     * Puts the command aside; thenUnstashAll() of a later effect brings every stashed command
+     * back, oldest first. Stashed commands are also offered again after each write: return
+     * Effect::stash() again while the actor is not ready for them.
+     */
+    public static function stash(): self
+    {
+        return new self(EffectKind::Stash);
+    }
+
+    public static function stop(): self
+    {
+        return new self(EffectKind::Stop);
+    }
+
+    /**
+     * Answers the sender of the command with $message, storing nothing.
+     */
+    public static function reply(mixed $message): self
+    {
+        return new self(EffectKind::None, [], [[self::REPLY, $message]]);
+    }
+
+    /**
+     * @param \Closure $callback fn(State $state, ActorContext $ctx): void
+     */
+    public function thenRun(\Closure $callback): self
+    {
+        return new self($this->kind, $this->values, [...$this->sideEffects, [self::RUN, $callback]]);
+    }
+
+    /**
+     * Answers the sender of the command with what $reply returns for the state (or with $reply
+     * itself when it is not a closure).
+     */
+    public function thenReply(mixed $reply): self
+    {
+        return new self($this->kind, $this->values, [...$this->sideEffects, [self::REPLY, $reply]]);
+    }
+
+    public function thenStop(): self
+    {
+        return new self($this->kind, $this->values, [...$this->sideEffects, [self::STOP, null]]);
+    }
+
+    public function thenUnstashAll(): self
+    {
+        return new self($this->kind, $this->values, [...$this->sideEffects, [self::UNSTASH_ALL, null]]);
+    }
+}

@@ -1,0 +1,19 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Persistence\Store;
+
+/**
+ * A value as the stores keep it: its logical name and version (never a PHP class name unless
+ * the application chose it as the name), the format of its bytes, and the bytes.
+ */
+final readonly class Payload
+{
+    public function __construct(
+        public string $name,
+        public int $version,
+        public PayloadFormat $format,
+        public string $data,
+    ) {}
+}

@@ -1,0 +1,256 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Integration\Persistence;
+
+use Nexus\Persistence\Store\Postgres\PostgresUrl;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * `nexus serve` with the demo's durable counters, as a user runs it: real processes, a real
+ * SQLite file or PostgreSQL database, and the server killed, reloaded and restarted.
+ */
+final class ServeDurableCountersTest extends TestCase
+{
+    private const ROOT = __DIR__ . '/../../..';
+
+    private string $dataDir;
+    /** @var resource|null */
+    private $process = null;
+    /** @var resource|null */
+    private $stdout = null;
+    private string $stderrFile;
+    private string $output = '';
+
+    protected function setUp(): void
+    {
+        $this->dataDir = TempDirectory::create('nexus-serve-counters-');
+        $this->stderrFile = $this->dataDir . '.stderr';
+    }
+
+    protected function tearDown(): void
+    {
+        $this->kill();
+        TempDirectory::remove($this->dataDir);
+        @unlink($this->stderrFile);
+    }
+
+    public function testCountersSurviveAKillOfTheServer(): void
+    {
+        $base = $this->start(['--workers=1']);
+        self::assertStringContainsString("Durable actors are kept in {$this->dataDir}/nexus.sqlite", $this->output);
+        $this->increment($base, 'c1', 5);
+        $this->increment($base, 'c2', 3);
+        $this->kill();
+
+        $base = $this->start(['--workers=1']);
+        self::assertSame(['name' => 'c1', 'value' => 5], $this->json('GET', "{$base}/counter/c1"));
+        self::assertSame(['name' => 'c2', 'value' => 3], $this->json('GET', "{$base}/counter/c2"));
+        self::assertSame(['name' => 'c1', 'value' => 6], $this->json('POST', "{$base}/counter/c1/increment"));
+    }
+
+    public function testWithTwoWorkersCountersSurviveAReloadAndARestart(): void
+    {
+        $base = $this->start(['--workers=2']);
+        foreach (['c1', 'c2', 'c3', 'c4', 'c5'] as $i => $name) {
+            $this->increment($base, $name, $i + 1);
+        }
+        $master = proc_get_status($this->process ?? throw new \LogicException('not started'))['pid'];
+        posix_kill($master, \SIGHUP);
+        $this->waitForLog('/Worker 0 ready \(pid \d+, generation \d+\).*Worker 1 ready \(pid \d+, generation \d+\)/s', 'SIGHUP: reloading');
+        foreach (['c1', 'c2', 'c3', 'c4', 'c5'] as $i => $name) {
+            self::assertSame(['name' => $name, 'value' => $i + 1], $this->json('GET', "{$base}/counter/{$name}"), "{$name} after the reload");
+        }
+        $this->kill();
+
+        $base = $this->start(['--workers=2']);
+        foreach (['c1', 'c2', 'c3', 'c4', 'c5'] as $i => $name) {
+            self::assertSame(['name' => $name, 'value' => $i + 2], $this->json('POST', "{$base}/counter/{$name}/increment"), "{$name} after a restart");
+        }
+    }
+
+    public function testCountersAreKeptInPostgresqlWithStore(): void
+    {
+        PersistenceDatabase::reset();
+        $url = PostgresUrl::redact(PersistenceDatabase::config());
+        $base = $this->start(['--workers=1', "--store={$url}"]);
+        self::assertStringContainsString("Durable actors are kept in {$url}", $this->output);
+        $this->increment($base, 'pg', 4);
+        $this->kill();
+
+        $base = $this->start(['--workers=1', "--store={$url}"]);
+        self::assertSame(['name' => 'pg', 'value' => 5], $this->json('POST', "{$base}/counter/pg/increment"));
+        $result = pg_query(PersistenceDatabase::adminLink(), "SELECT count(*) FROM nexus_journal WHERE persistence_id = 'counter|pg' AND event_name = 'demo.counter.incremented'");
+        self::assertNotFalse($result);
+        self::assertSame('5', pg_fetch_result($result, 0, 0));
+    }
+
+    public function testAWriteTheStoreCannotTakeIsA503AndNothingAcknowledgedIsLost(): void
+    {
+        $base = $this->start(['--workers=1']);
+        $this->increment($base, 'locked', 2);
+        $other = new \PDO("sqlite:{$this->dataDir}/nexus.sqlite", null, null, [\PDO::ATTR_ERRMODE => \PDO::ERRMODE_EXCEPTION]);
+        $other->exec('BEGIN EXCLUSIVE');
+
+        [$status, $body] = $this->request('POST', "{$base}/counter/locked/increment");
+        self::assertSame(503, $status, $body);
+        self::assertStringContainsString('try again', $body);
+        $this->waitForLog('/database is locked/');
+        $other->exec('ROLLBACK');
+
+        $value = null;
+        $deadline = microtime(true) + 20.0;
+        while ($value === null && microtime(true) < $deadline) {
+            [$status, $body] = $this->request('POST', "{$base}/counter/locked/increment");
+            if ($status === 200) {
+                $value = json_decode($body, true);
+            }
+        }
+        self::assertSame(['name' => 'locked', 'value' => 3], $value, 'the counter restarted from the store: the refused increment was never counted');
+    }
+
+    public function testAStoreUrlThatIsNotPostgresIsAUsageError(): void
+    {
+        $process = proc_open([\PHP_BINARY, 'bin/nexus', 'serve', '--no-jit', '--store=mysql://u@h/db'], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::ROOT);
+        self::assertIsResource($process);
+        $stderr = (string) stream_get_contents($pipes[2]);
+        fclose($pipes[1]);
+        fclose($pipes[2]);
+
+        self::assertSame(2, proc_close($process));
+        self::assertStringContainsString('--store takes a PostgreSQL URL', $stderr);
+    }
+
+    /**
+     * @param list<string> $options
+     */
+    private function start(array $options): string
+    {
+        $command = [\PHP_BINARY, 'bin/nexus', 'serve', '--port=0', '--no-jit', "--data-dir={$this->dataDir}", ...$options];
+        $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['file', $this->stderrFile, 'a']], $pipes, self::ROOT);
+        self::assertIsResource($process);
+        $this->process = $process;
+        $this->stdout = $pipes[1];
+        stream_set_blocking($pipes[1], false);
+        $this->output = '';
+        $deadline = microtime(true) + 20.0;
+        while (microtime(true) < $deadline) {
+            $this->output .= (string) fread($pipes[1], 8192);
+            if (preg_match('#on (http://127\.0\.0\.1:\d+)#', $this->output, $match) === 1) {
+                return $match[1];
+            }
+            if (!proc_get_status($process)['running']) {
+                break;
+            }
+            $this->waitForOutput();
+        }
+        self::fail("The server did not say where it listens. Output: {$this->output}\n" . file_get_contents($this->stderrFile));
+    }
+
+    private function kill(): void
+    {
+        if (!\is_resource($this->process)) {
+            return;
+        }
+        $pid = proc_get_status($this->process)['pid'];
+        // The whole pool: its workers and the master (kill -9 of every process), by pid.
+        foreach (self::children($pid) as $child) {
+            posix_kill($child, \SIGKILL);
+        }
+        proc_terminate($this->process, \SIGKILL);
+        proc_close($this->process);
+        $this->process = null;
+        if (\is_resource($this->stdout)) {
+            fclose($this->stdout);
+        }
+    }
+
+    /**
+     * @return list<int> the pids whose parent is $pid
+     */
+    private static function children(int $pid): array
+    {
+        $children = [];
+        foreach (glob('/proc/[0-9]*/stat') ?: [] as $stat) {
+            // "pid (comm) state ppid ...": comm may hold spaces ("nexus: worker 0"), so read after ')'.
+            $line = (string) @file_get_contents($stat);
+            $close = strrpos($line, ')');
+            if ($close === false) {
+                continue;
+            }
+            $rest = explode(' ', trim(substr($line, $close + 1)));
+            if ((int) ($rest[1] ?? 0) === $pid) {
+                $children[] = (int) $line;
+            }
+        }
+
+        return $children;
+    }
+
+    private function increment(string $base, string $name, int $times): void
+    {
+        for ($i = 1; $i <= $times; ++$i) {
+            self::assertSame(['name' => $name, 'value' => $i], $this->json('POST', "{$base}/counter/{$name}/increment"));
+        }
+    }
+
+    /**
+     * @return array<mixed>
+     */
+    private function json(string $method, string $url): array
+    {
+        [$status, $body] = $this->request($method, $url);
+        self::assertSame(200, $status, "{$method} {$url}: {$body}\n" . file_get_contents($this->stderrFile));
+        $decoded = json_decode($body, true);
+        self::assertIsArray($decoded);
+
+        return $decoded;
+    }
+
+    /**
+     * @return array{int, string}
+     */
+    private function request(string $method, string $url): array
+    {
+        $context = stream_context_create(['http' => ['method' => $method, 'header' => 'Connection: close', 'ignore_errors' => true, 'timeout' => 15.0]]);
+        $body = @file_get_contents($url, false, $context);
+        self::assertIsString($body, "{$method} {$url} got no response");
+        /** @var list<string> $http_response_header */
+        $status = (int) explode(' ', $http_response_header[0])[1];
+
+        return [$status, $body];
+    }
+
+    private function waitForLog(string $pattern, string $after = ''): void
+    {
+        $deadline = microtime(true) + 20.0;
+        while (microtime(true) < $deadline) {
+            $log = (string) file_get_contents($this->stderrFile);
+            if ($after !== '') {
+                $at = strrpos($log, $after);
+                $log = $at === false ? '' : substr($log, $at);
+            }
+            if (preg_match($pattern, $log) === 1) {
+                return;
+            }
+            $this->waitForOutput();
+        }
+        self::fail("The log never matched {$pattern}:\n" . file_get_contents($this->stderrFile));
+    }
+
+    /**
+     * Waits up to 50 ms for the server to write something (a poll with a deadline, not a sleep).
+     */
+    private function waitForOutput(): void
+    {
+        if (!\is_resource($this->stdout)) {
+            return;
+        }
+        $read = [$this->stdout];
+        $write = $except = null;
+        if (@stream_select($read, $write, $except, 0, 50_000) > 0) {
+            $this->output .= (string) fread($this->stdout, 8192);
+        }
+    }
+}
