@@ -120,6 +120,15 @@ interface ActorContext
     public function stashSize(): int;
 
     /**
+     * While held, a PoisonPill this actor reaches is put in its stash (in order, whatever the
+     * stash's capacity) instead of stopping it, so that unstashAll() brings it back after the
+     * commands stashed before it. For an actor whose work in flight must end before it stops: a
+     * persistent actor holds it while a write is in flight, and a graceful stop (a reload's
+     * hand-off) waits for the write. ActorSystem::stop() and a parent's stop still stop it at once.
+     */
+    public function holdPoisonPill(bool $hold): void;
+
+    /**
      * Replaces the behavior (or, with $discardOld false, pushes it so that unbecome() returns to
      * the current one).
      */

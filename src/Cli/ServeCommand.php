@@ -74,7 +74,7 @@ final class ServeCommand implements Command, HasUsage
             ? static function (Application $app, ActorSystem $system, Workers $workers) use ($store): void {
                 DemoApp::configure($app, $system, $workers, $store->open($system));
             }
-            : AppFile::load($options->appFile, $store);
+        : AppFile::load($options->appFile, $store);
         $serverOptions = new ServerOptions(handlerTimeout: $options->handlerTimeout, allowedHosts: $options->allowedHosts);
         fwrite($stdout, "Durable actors are kept in {$store->describe()}.\n");
         $poolOptions = new PoolOptions(

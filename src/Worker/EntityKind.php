@@ -51,10 +51,15 @@ final class EntityKind
             \assert($this->region instanceof LocalActorRef);
             $cell = $this->region->cell;
             $ref = $cell->child($id);
-            if ($ref === null && $cell->status >= $cell::STOPPING) {
-                // This worker hands its entities off (a reload): the new worker has them.
-                return $this->workers->handedOff("{$this->region->path()}/{$id}")
-                    ?? throw new ActorStoppingException("The {$this->name} entities of this worker are stopping: {$id} cannot start here.");
+            if ($ref === null) {
+                // This worker hands its entities off (a reload): the new worker starts new ones.
+                $successor = $this->workers->handedOff("{$this->region->path()}/{$id}");
+                if ($successor !== null) {
+                    return $successor;
+                }
+                if ($cell->status >= $cell::STOPPING) {
+                    throw new ActorStoppingException("The {$this->name} entities of this worker are stopping: {$id} cannot start here.");
+                }
             }
             $ref ??= $cell->spawn(($this->factory)($id), $id);
         } else {

@@ -257,7 +257,11 @@ final class ActorCell implements ActorContext, Runnable
                 $this->fail($e);
             }
         } elseif ($message instanceof PoisonPill) {
-            $this->stopSelf();
+            if ($this->extras?->holdPoisonPill === true) {
+                $this->extras->stash[] = [$message, $sender];
+            } else {
+                $this->stopSelf();
+            }
         } elseif ($message instanceof Kill) {
             $this->currentMessage = $message;
             $this->currentSender = $sender;
@@ -1078,6 +1082,13 @@ final class ActorCell implements ActorContext, Runnable
     public function stashSize(): int
     {
         return \count($this->extras->stash ?? []);
+    }
+
+    public function holdPoisonPill(bool $hold): void
+    {
+        if ($hold || $this->extras !== null) {
+            $this->extras()->holdPoisonPill = $hold;
+        }
     }
 
     public function become(Behavior $behavior, bool $discardOld = true): void

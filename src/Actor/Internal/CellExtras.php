@@ -27,6 +27,8 @@ final class CellExtras
     public ?TimerScheduler $timers = null;
     /** @var list<array{mixed, ActorRef|null}> */
     public array $stash = [];
+    /** A PoisonPill goes to the stash instead of stopping the actor (ActorContext::holdPoisonPill()). */
+    public bool $holdPoisonPill = false;
     /** @var array{float, mixed, int}|null seconds, message, loop timer id */
     public ?array $receiveTimeout = null;
     public float $lastActivity = 0.0;

@@ -86,7 +86,7 @@ abstract class PersistentRunner implements WriteListener
      */
     public function start(): void
     {
-        $this->mode = self::RECOVERING;
+        $this->enter(self::RECOVERING);
         $this->state = $this->emptyState;
         $this->persistence->groupCommit->afterWritesOf($this->persistenceId, function (): void {
             $this->onTurn(function (): void {
@@ -150,7 +150,7 @@ abstract class PersistentRunner implements WriteListener
         if ($this->mode === self::DEAD) {
             return;
         }
-        $this->mode = self::RUNNING;
+        $this->enter(self::RUNNING);
         $this->signal(new RecoveryCompleted($this->state, $sequenceNr));
         $this->ctx->unstashAll();
     }
@@ -226,7 +226,7 @@ abstract class PersistentRunner implements WriteListener
         $this->pendingEffect = $effect;
         $this->pendingCommand = $command;
         $this->pendingSender = $sender;
-        $this->mode = self::PERSISTING;
+        $this->enter(self::PERSISTING);
     }
 
     /**
@@ -286,7 +286,7 @@ abstract class PersistentRunner implements WriteListener
         $this->writeResult = $this->pendingEffect = $this->pendingCommand = $this->pendingSender = null;
         if ($error === null) {
             $this->attempt = 0;
-            $this->mode = self::RUNNING;
+            $this->enter(self::RUNNING);
             $this->committed();
             $this->sideEffects($effect);
             $this->ctx->unstashAll();
@@ -302,7 +302,7 @@ abstract class PersistentRunner implements WriteListener
         if (!$error instanceof StoreUnavailableException) {
             // Refused for this command alone (a payload the store cannot keep): the actor goes on
             // from its state before the command.
-            $this->mode = self::RUNNING;
+            $this->enter(self::RUNNING);
             $this->rolledBack();
             $this->ctx->unstashAll();
 
@@ -320,7 +320,7 @@ abstract class PersistentRunner implements WriteListener
     private function fenced(ConcurrentWriteException $error): void
     {
         $this->ctx->log()->warning('{id} stops: {error}', ['id' => $this->persistenceId, 'error' => $error->getMessage()]);
-        $this->mode = self::FENCED;
+        $this->enter(self::FENCED);
         $this->failure = $error;
         // The stashed commands and those already queued fail with the reason; then it stops.
         $this->ctx->unstashAll();
@@ -332,11 +332,11 @@ abstract class PersistentRunner implements WriteListener
     private function restartAfterFailure(PersistenceException $reason, \Throwable $cause): void
     {
         if ($this->escalate) {
-            $this->mode = self::DEAD;
+            $this->enter(self::DEAD);
 
             throw $cause instanceof PersistenceException ? $cause : $reason;
         }
-        $this->mode = self::BACKING_OFF;
+        $this->enter(self::BACKING_OFF);
         $this->failure = $reason;
         $this->state = $this->emptyState;
         $this->ctx->unstashAll();
@@ -350,6 +350,17 @@ abstract class PersistentRunner implements WriteListener
                 $this->start();
             });
         });
+    }
+
+    /**
+     * Switches mode. While it recovers or a write is in flight, a PoisonPill waits in the stash
+     * behind the commands that came before it, so that a graceful stop (a reload's hand-off)
+     * lets the write finish and answers those commands first.
+     */
+    private function enter(int $mode): void
+    {
+        $this->mode = $mode;
+        $this->ctx->holdPoisonPill($mode === self::RECOVERING || $mode === self::PERSISTING);
     }
 
     private function stash(mixed $command, ?ActorRef $sender): void
@@ -409,7 +420,7 @@ abstract class PersistentRunner implements WriteListener
             ));
             $this->pendingEffect = $this->pendingCommand = $this->pendingSender = null;
         }
-        $this->mode = self::DEAD;
+        $this->enter(self::DEAD);
     }
 
     private function signal(Signal $signal): void

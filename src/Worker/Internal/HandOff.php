@@ -9,8 +9,11 @@ use Nexus\Actor\ActorRef;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Internal\LocalActorRef;
+use Nexus\Actor\Message\PoisonPill;
 use Nexus\Actor\Message\Terminated;
 use Nexus\Actor\Props;
+use Nexus\Actor\Signal\PostStop;
+use Nexus\Actor\Signal\Signal;
 use Nexus\Runtime\Deferred;
 use Nexus\Worker\Codec\Internal\HandOffComplete;
 
@@ -24,9 +27,10 @@ use Nexus\Worker\Codec\Internal\HandOffComplete;
  *    are kept in a buffer (at most BUFFER_LIMIT; beyond, the links that bring them stop reading),
  *    behind those the predecessor forwards, which are delivered at once.
  *  - The old worker, on SIGTERM (handOff()), tells the workers linked to it to send elsewhere
- *    once their messages in flight are confirmed, stops its placed actors (each after the message
- *    in hand), forwards to the new worker what they still had queued and whatever arrives for them
- *    afterwards, and then sends HandOffComplete.
+ *    once their messages in flight are confirmed, stops its placed actors with a PoisonPill (each
+ *    after the messages queued before it and a write in flight; entities before their kind's
+ *    region), forwards to the new worker whatever arrives for them afterwards, and then sends
+ *    HandOffComplete.
  *  - The new worker starts its copies when HandOffComplete arrives, when the predecessor's
  *    process is gone, or after TIMEOUT at the latest.
  *
@@ -273,8 +277,11 @@ final class HandOff
         }
         $this->handingOff = true;
         $system = $this->mesh->system;
-        $system->deadLetters->redirectWith(function (mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): bool {
-            if ($reason !== DeadLetterReason::RecipientTerminated || !$this->isPlaced($recipient)) {
+        // The pill that stops the old copies: never passed on to the new ones (a copy stopped
+        // hard, by a shutdown, leaves it among its dead letters).
+        $pill = new PoisonPill();
+        $system->deadLetters->redirectWith(function (mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason) use ($pill): bool {
+            if ($message === $pill || $reason !== DeadLetterReason::RecipientTerminated || !$this->isPlaced($recipient)) {
                 return false;
             }
 
@@ -292,18 +299,58 @@ final class HandOff
 
             return true;
         }
-        $system->spawnSystemActor(Behavior::setup(function (ActorContext $ctx) use ($alive): Behavior {
+        $system->spawnSystemActor(Behavior::setup(function (ActorContext $ctx) use ($alive, $pill): Behavior {
+            // Each placed actor and each of its children (the entities of a kind) stops by a
+            // PoisonPill: after the messages queued before it, and after a write in flight (a
+            // persistent actor holds the pill until its write is stored). A parent goes once
+            // its children are gone, so none of them is stopped in the middle of its work.
+            /** @var array<string, array{LocalActorRef, int}> $parents by path: the ref, children left */
+            $parents = [];
+            /** @var array<string, string> $parentOf parent paths by child path */
+            $parentOf = [];
             foreach ($alive as $ref) {
-                $ctx->watch($ref);
-                $ctx->system()->stop($ref);
+                $children = $ref->cell->children();
+                $parents[$ref->path()] = [$ref, \count($children)];
+                foreach ($children as $child) {
+                    $parentOf[$child->path()] = $ref->path();
+                    $ctx->watch($child);
+                    $child->tell($pill);
+                }
+                if ($children === []) {
+                    $ctx->watch($ref);
+                    $ref->tell($pill);
+                }
             }
             $left = \count($alive);
 
-            return Behavior::receive(function (mixed $message, ActorContext $ctx) use (&$left): void {
-                if ($message instanceof Terminated && --$left === 0) {
+            return Behavior::receive(function (mixed $message, ActorContext $ctx) use (&$left, &$parents, &$parentOf, $pill): void {
+                if (!$message instanceof Terminated) {
+                    return;
+                }
+                $parent = $parentOf[$message->ref->path()] ?? null;
+                if ($parent !== null) {
+                    unset($parentOf[$message->ref->path()]);
+                    [$ref, $children] = $parents[$parent];
+                    $parents[$parent] = [$ref, --$children];
+                    if ($children === 0) {
+                        $ctx->watch($ref);
+                        $ref->tell($pill);
+                    }
+
+                    return;
+                }
+                if (--$left === 0) {
                     $this->complete();
                     $ctx->stop();
                 }
+            })->onSignal(function (Signal $signal): null {
+                // Stopped before the last Terminated came (a shutdown stops /system once /user
+                // is gone): every placed actor has stopped by then.
+                if ($signal instanceof PostStop) {
+                    $this->complete();
+                }
+
+                return null;
             });
         }), 'nexus-handoff');
 

@@ -7,6 +7,7 @@ namespace Nexus\Tests\Unit\Actor;
 use Nexus\Actor\ActorContext;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Exception\StashOverflowException;
+use Nexus\Actor\Message\PoisonPill;
 use Nexus\Actor\Props;
 use Nexus\TestKit\TestKit;
 use PHPUnit\Framework\TestCase;
@@ -36,6 +37,39 @@ final class StashTest extends TestCase
         $ref->tell('c');
 
         self::assertSame(['a', 'b', 'c'], $probe->receiveMessages(3));
+    }
+
+    public function testAHeldPoisonPillWaitsInTheStashBehindTheMessagesBeforeIt(): void
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        $ref = $kit->spawn(Behavior::setup(static function (ActorContext $ctx) use ($probe): Behavior {
+            $ctx->holdPoisonPill(true); // busy until 'ready', as a persistent actor during a write
+
+            $ready = false;
+
+            return Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($probe, &$ready): void {
+                if ($message === 'ready') {
+                    $ready = true;
+                    $ctx->holdPoisonPill(false);
+                    $ctx->unstashAll();
+                } elseif (!$ready) {
+                    $ctx->stash();
+                } else {
+                    $probe->ref->tell($message);
+                }
+            });
+        }));
+        $probe->watch($ref);
+        $ref->tell('work');
+        $ref->tell(new PoisonPill());
+        $kit->runUntilIdle();
+
+        self::assertNotNull($kit->system->lookup($ref->path()), 'a held PoisonPill does not stop the actor');
+
+        $ref->tell('ready');
+        $probe->expectMessage('work');
+        $probe->expectTerminated($ref);
     }
 
     public function testTheStashHasACapacity(): void

@@ -331,12 +331,33 @@ final class EventSourcedBehaviorTest extends TestCase
         $this->kit->runUntilIdle();
 
         $pending = $ledger->ask(['add', 1]);
-        $ledger->tell(new PoisonPill());
+        $this->kit->step(); // the command is handled: its write is in flight
+        $this->kit->system->stop($ledger);
         $answer = $pending->await();
 
         self::assertInstanceOf(CommandFailed::class, $answer);
         self::assertSame(ActorStoppedException::class, $answer->kind);
         self::assertStringContainsString('may or may not be stored', $answer->reason);
+    }
+
+    public function testAPoisonPillWaitsForTheWriteInFlightAndTheCommandsBeforeIt(): void
+    {
+        $ledger = $this->kit->spawn(Ledger::behavior($this->persistence, 'ledger|pill')->behavior());
+        $this->kit->runUntilIdle();
+        $probe = $this->kit->probe();
+        $probe->watch($ledger);
+
+        $first = $ledger->ask(['add', 1]);
+        $this->kit->step(); // the first write is in flight
+        $second = $ledger->ask(['add', 2]);
+        $ledger->tell(new PoisonPill());
+        $late = $ledger->ask(['add', 4]);
+
+        self::assertSame(1, $first->await(), 'the write in flight is stored and answered');
+        self::assertSame(3, $second->await(), 'a command queued before the pill is handled');
+        $probe->expectTerminated($ledger);
+        $this->expectException(\Nexus\Actor\Exception\RecipientTerminatedException::class);
+        $late->await();
     }
 
     public function testAnEntityFactoryReturnsTheEventSourcedBehaviorAsItIs(): void
