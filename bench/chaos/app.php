@@ -23,14 +23,15 @@ use Nexus\Actor\Props;
 use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
 use Nexus\Http\Response;
+use Nexus\Persistence\StoreLocation;
 use Nexus\Postgres\PgConfig;
 use Nexus\Postgres\PgPool;
 use Nexus\Redis\RedisConfig;
 use Nexus\Redis\RedisPool;
 use Nexus\Worker\Workers;
 
-return static function (Application $app, ActorSystem $system, Workers $workers): void {
-    DemoApp::configure($app, $system, $workers);
+return static function (Application $app, ActorSystem $system, Workers $workers, StoreLocation $store): void {
+    DemoApp::configure($app, $system, $workers, $store->open($system)); // durable counters (--data-dir)
 
     $pgDsn = getenv('NEXUS_CHAOS_PG');
     $pg = \is_string($pgDsn) && $pgDsn !== '' ? new PgPool($system->loop, PgConfig::fromDsn($pgDsn), 4, 5.0) : null;

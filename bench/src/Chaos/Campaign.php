@@ -166,6 +166,7 @@ final class Campaign
             'verdict' => $verdict,
             'lost' => array_sum(array_column($verdict, 'lost')),
             'resources' => ['before' => $before ?? $after, 'after' => $after],
+            'server_problems' => $server->loggedProblems(),
             'timeline' => $ledger->timeline(),
         ];
     }

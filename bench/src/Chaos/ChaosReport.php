@@ -100,6 +100,14 @@ final class ChaosReport
         if ($unknown !== []) {
             $facts[] = '- Examples of unknown outcomes: ' . implode('; ', \array_slice($unknown, 0, 4)) . '.';
         }
+        /** @var array<string, int> $problems */
+        $problems = $this->result['server_problems'] ?? [];
+        if ($problems !== []) {
+            $facts[] = '- What the server logged (errors and warnings, by kind):';
+            foreach ($problems as $problem => $count) {
+                $facts[] = \sprintf('  - %dx %s', $count, mb_strimwidth(trim($problem), 0, 220, '…'));
+            }
+        }
         foreach ($skipped as $reason) {
             $facts[] = "- Left out: {$reason}.";
         }

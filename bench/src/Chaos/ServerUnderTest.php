@@ -104,6 +104,28 @@ final class ServerUnderTest
     }
 
     /**
+     * The distinct errors and warnings the server logged (their message, without time stamp and
+     * request details), with how often each came, most frequent first.
+     *
+     * @return array<string, int>
+     */
+    public function loggedProblems(int $limit = 12): array
+    {
+        $counts = [];
+        foreach (file($this->master->logFile, \FILE_IGNORE_NEW_LINES) ?: [] as $line) {
+            if (preg_match('/^\S+ (ERROR|WARNING|CRITICAL) (.*)$/', $line, $match) !== 1) {
+                continue;
+            }
+            // One entry per kind of problem: numbers, paths and quoted names vary per occurrence.
+            $key = $match[1] . ' ' . preg_replace(['/\[.*$/', '/\d+/', '/\/[\w.\/-]+/'], ['', 'N', '/…'], $match[2]);
+            $counts[$key] = ($counts[$key] ?? 0) + 1;
+        }
+        arsort($counts);
+
+        return \array_slice($counts, 0, $limit, true);
+    }
+
+    /**
      * @return array{rss: int, descriptors: int, processes: int}
      */
     public function resources(): array
