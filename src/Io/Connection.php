@@ -78,6 +78,8 @@ final class Connection
         private readonly Loop $loop,
         mixed $stream,
         private readonly int $highWaterMark = self::DEFAULT_HIGH_WATER_MARK,
+        /** The listener that accepted it, told when it closes (a reference rather than an onClose() closure: no closure per connection, and handOver() cannot drop it). */
+        private readonly ?Listener $listener = null,
     ) {
         if ($highWaterMark < 1) {
             throw new \InvalidArgumentException("The write high-water mark must be at least 1 byte, got {$highWaterMark}.");
@@ -126,6 +128,18 @@ final class Connection
     public function onDrain(\Closure $callback): void
     {
         $this->drainCallbacks[] = $callback;
+    }
+
+    /**
+     * Forgets every onData(), onEnd(), onDrain() and onClose() callback, so that another owner can
+     * take the connection over (an HTTP connection that switched to WebSocket with a 101). Reading
+     * stops until the new owner registers onData() or calls read(); bytes waiting to be sent stay
+     * queued, in order, and so does the drain notification they may owe.
+     */
+    public function handOver(): void
+    {
+        $this->dataCallbacks = $this->endCallbacks = $this->drainCallbacks = $this->closeCallbacks = [];
+        $this->updateReadWatcher();
     }
 
     /**
@@ -495,6 +509,7 @@ final class Connection
                 $read->reject(new ConnectionClosedException('The connection broke during a read: ' . $reason->getMessage(), 0, $reason));
             }
         }
+        $this->listener?->released($this);
         $callbacks = $this->closeCallbacks;
         $this->dataCallbacks = $this->endCallbacks = $this->drainCallbacks = $this->closeCallbacks = [];
         foreach ($callbacks as $callback) {

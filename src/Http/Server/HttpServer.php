@@ -55,6 +55,8 @@ final class HttpServer
     private array $waitingHandlers = [];
     /** @var array<string, bool> Host header values already checked against ServerOptions::$allowedHosts */
     private array $hostVerdicts = [];
+    /** @var array<int, Upgraded> connections that switched protocols (WebSocket), until they close */
+    private array $upgraded = [];
 
     public function __construct(
         private readonly Loop $loop,
@@ -139,7 +141,7 @@ final class HttpServer
 
     public function connectionCount(): int
     {
-        return \count($this->connections);
+        return \count($this->connections) + \count($this->upgraded);
     }
 
     /**
@@ -182,13 +184,19 @@ final class HttpServer
         foreach ($this->connections as $connection) {
             $connection->drain($idleGrace);
         }
-        if ($this->connections === []) {
+        foreach ($this->upgraded as $upgraded) {
+            $upgraded->shutdown();
+        }
+        if ($this->connections === [] && $this->upgraded === []) {
             $this->settleStop();
         } else {
             $this->stopTimer = $this->loop->delay(max(0.0, $deadline), function (): void {
                 $this->stopTimer = null;
                 foreach ($this->connections as $connection) {
                     $connection->close();
+                }
+                foreach ($this->upgraded as $upgraded) {
+                    $upgraded->abort();
                 }
             });
         }
@@ -281,10 +289,10 @@ final class HttpServer
     {
         unset($this->connections[spl_object_id($connection)], $this->budgetWaiters[spl_object_id($connection)]);
         if ($this->stopped !== null) {
-            if ($this->connections === []) {
+            if ($this->connections === [] && $this->upgraded === []) {
                 $this->settleStop();
             }
-        } elseif ($this->listenersPaused && \count($this->connections) < $this->options->maxConnections) {
+        } elseif ($this->listenersPaused && \count($this->connections) + \count($this->upgraded) < $this->options->maxConnections) {
             $this->listenersPaused = false;
             foreach ($this->listeners as $listener) {
                 $listener->resume();
@@ -292,9 +300,39 @@ final class HttpServer
         }
     }
 
+    /**
+     * @internal a connection switched protocols (ServerConnection, after a 101): it counts against
+     *           maxConnections and stop() ends it, until release()
+     */
+    public function adopt(Upgraded $connection): void
+    {
+        $this->upgraded[spl_object_id($connection)] = $connection;
+        if ($this->stopped !== null) {
+            $connection->shutdown();
+        }
+    }
+
+    /**
+     * @internal an upgraded connection has closed
+     */
+    public function release(Upgraded $connection): void
+    {
+        if (isset($this->upgraded[spl_object_id($connection)])) {
+            unset($this->upgraded[spl_object_id($connection)]);
+            if ($this->stopped !== null && $this->connections === [] && $this->upgraded === []) {
+                $this->settleStop();
+            } elseif ($this->stopped === null && $this->listenersPaused && $this->connectionCount() < $this->options->maxConnections) {
+                $this->listenersPaused = false;
+                foreach ($this->listeners as $listener) {
+                    $listener->resume();
+                }
+            }
+        }
+    }
+
     private function accept(Connection $connection): void
     {
-        if (\count($this->connections) >= $this->options->maxConnections || $this->stopped !== null) {
+        if (\count($this->connections) + \count($this->upgraded) >= $this->options->maxConnections || $this->stopped !== null) {
             // Another listener's accept batch got past the cap: refuse politely.
             $connection->end(ResponseSerializer::serialize(Response::text("Service Unavailable\n", 503), false, HttpDate::now()));
 
@@ -304,7 +342,7 @@ final class HttpServer
         if (!$server->isClosed()) {
             $this->connections[spl_object_id($server)] = $server;
         }
-        if (!$this->listenersPaused && \count($this->connections) >= $this->options->maxConnections) {
+        if (!$this->listenersPaused && \count($this->connections) + \count($this->upgraded) >= $this->options->maxConnections) {
             $this->listenersPaused = true;
             foreach ($this->listeners as $listener) {
                 $listener->pause();
