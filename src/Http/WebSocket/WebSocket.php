@@ -6,6 +6,7 @@ namespace Nexus\Http\WebSocket;
 
 use Nexus\Http\WebSocket\Exception\InvalidCloseException;
 use Nexus\Http\WebSocket\Exception\InvalidUtf8Exception;
+use Nexus\Http\WebSocket\Internal\Session;
 
 /**
  * One connection of a WebSocket route, as its WebSocketHandler sees it.
@@ -36,8 +37,10 @@ final class WebSocket
     /**
      * @internal made by the route for each connection
      */
-    public function __construct(private readonly WebSocketConnection $connection)
-    {
+    public function __construct(
+        private readonly WebSocketConnection $connection,
+        private readonly Session $session,
+    ) {
         $this->id = ++self::$lastId;
     }
 
@@ -115,6 +118,15 @@ final class WebSocket
     public function unsentBytes(): int
     {
         return $this->connection->unsentBytes();
+    }
+
+    /**
+     * Messages received from the client and not yet handed to the handler (at most
+     * WebSocketOptions::$maxQueuedMessages: then reading from the client waits).
+     */
+    public function pendingMessages(): int
+    {
+        return $this->session->pendingMessages();
     }
 
     /**

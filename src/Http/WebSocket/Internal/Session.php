@@ -75,9 +75,14 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
         private readonly HttpServer $server,
     ) {
         $this->scheduler = $loop->scheduler();
-        $this->socket = new WebSocket($connection);
+        $this->socket = new WebSocket($connection, $this);
         $connection->sweepIdle();
         $connection->listen($this);
+    }
+
+    public function pendingMessages(): int
+    {
+        return \count($this->payloads);
     }
 
     public function start(string $buffered): void

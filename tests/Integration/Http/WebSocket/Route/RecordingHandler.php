@@ -53,6 +53,8 @@ final class RecordingHandler implements WebSocketHandler
 
     /**
      * @return list<string> the events of one connection, without its id
+     *
+     * @phpstan-impure they grow as the connection goes on
      */
     public function eventsOf(WebSocket $socket): array
     {
