@@ -289,20 +289,47 @@ final class WebSocketConnection
      */
     public static function broadcast(iterable $connections, string $payload, bool $binary = false): int
     {
-        if (!$binary && !Utf8Validator::isValid($payload)) {
-            throw new InvalidUtf8Exception('A text message must be valid UTF-8; send it as binary, or convert it (mb_convert_encoding()).');
+        return self::broadcastAll($connections, [$payload], [$binary]);
+    }
+
+    /**
+     * Sends several messages, in order, to each connection as trySend() would: each text is
+     * checked and each frame encoded once, and an uncompressed connection gets them all in one
+     * write (a compressed one deflates each for itself). At the cap the overflowPolicy applies to
+     * them together (Drop counts each). Returns the messages taken, over all connections.
+     *
+     * @param iterable<WebSocketConnection> $connections server-side connections
+     * @param list<string> $payloads
+     * @param list<bool> $binary one per payload
+     *
+     * @throws InvalidUtf8Exception when a text message is not valid UTF-8
+     */
+    public static function broadcastAll(iterable $connections, array $payloads, array $binary): int
+    {
+        $frames = '';
+        $bytes = 0;
+        foreach ($payloads as $i => $payload) {
+            if (!$binary[$i] && !Utf8Validator::isValid($payload)) {
+                throw new InvalidUtf8Exception('A text message must be valid UTF-8; send it as binary, or convert it (mb_convert_encoding()).');
+            }
+            $frames .= FrameEncoder::encode($binary[$i] ? 0x2 : 0x1, $payload);
+            $bytes += \strlen($payload);
         }
-        $frame = null;
+        $count = \count($payloads);
         $sent = 0;
         foreach ($connections as $connection) {
             if ($connection->state !== self::OPEN) {
                 continue;
             }
-            if (!$connection->mask && \strlen($payload) < $connection->compressAbove) {
-                $frame ??= FrameEncoder::encode($binary ? 0x2 : 0x1, $payload);
+            if ($connection->deflater === null && !$connection->mask) {
+                $sent += $connection->sendBatch($frames, $count, $bytes);
+
+                continue;
             }
-            if ($connection->sendChecked($payload, $binary, $connection->mask ? null : $frame, false) === SendResult::Sent) {
-                ++$sent;
+            foreach ($payloads as $i => $payload) {
+                if ($connection->sendChecked($payload, $binary[$i], null, false) === SendResult::Sent) {
+                    ++$sent;
+                }
             }
         }
 
@@ -677,6 +704,28 @@ final class WebSocketConnection
         }
 
         return $this->state === self::CLOSED ? SendResult::Closed : SendResult::Sent;
+    }
+
+    /**
+     * Writes frames already encoded ($count messages of $bytes payload bytes) as trySend() would
+     * write one; returns how many were taken.
+     */
+    private function sendBatch(string $frames, int $count, int $bytes): int
+    {
+        $backpressure = $this->backpressure;
+        if ($backpressure !== null && $backpressure->isFull()) {
+            if ($this->options->overflowPolicy === OverflowPolicy::Drop) {
+                $backpressure->dropped($bytes, $count);
+
+                return 0;
+            }
+            $this->close(CloseCode::POLICY_VIOLATION, 'too many unsent bytes: the client does not read');
+
+            return 0;
+        }
+        $this->writeFrame($frames);
+
+        return $this->state === self::CLOSED ? 0 : $count;
     }
 
     private function write(int $opcode, string $payload, bool $rsv1 = false): void
