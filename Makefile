@@ -41,6 +41,7 @@ help:
 	@echo "  bench-workers  the worker pool: cross-worker messaging, world benchmark, HTTP 2 vs 1 workers (QUICK=1)"
 	@echo "  chaos      the fault campaign: 2 workers under load, workers killed, reloads, slow clients, PostgreSQL/Redis restarts (SHORT=1: 20 s)"
 	@echo "  bench-http-client  the HTTP client against curl_multi and Guzzle on nginx (installs nginx/php8.2-curl)"
+	@echo "  bench-ws   WebSocket echo, broadcast and idle connections, side by side with Workerman (QUICK=1)"
 	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
 	@echo "  analyse    phpstan only"
 	@echo "  unit       phpunit only (all suites)"
@@ -284,3 +285,14 @@ bench-http-client-smoke: setup
 	@echo "==> bench-http-client-smoke: 1 s runs, one round, no report"
 	@$(PHP) bench/http-client/run.php --smoke \
 	  || { echo "FAILED: bench-http-client-smoke" >&2; exit 1; }
+
+# ---- WebSocket benchmark (bench/ws/, results in docs/performance.md) -------------------------------
+
+.PHONY: bench-ws
+
+# QUICK=1: 2 rounds of 2 s, 300 idle connections, no report. Workerman comes from ../shared/peers.
+bench-ws: setup
+	@mkdir -p bench/results
+	@echo "==> bench-ws: echo (100 connections), broadcast (1,000 clients, 2 workers) and idle connections, Nexus and Workerman side by side (progress on stderr)"
+	@$(PHP) bench/ws/run.php $(if $(filter 1 yes true,$(QUICK)),--quick,) \
+	  || { echo "FAILED: bench-ws" >&2; exit 1; }

@@ -108,7 +108,7 @@ if ($server !== null) {
 }
 
 if ($flags['json']) {
-    echo json_encode(['connections' => $connections, 'size' => $size, 'round_trips' => $roundTrips, 'seconds' => $elapsed, 'rate' => $roundTrips / $elapsed, 'client_cpu' => $cpu / $elapsed]), "\n";
+    echo json_encode(['connections' => $connections, 'size' => $size, 'round_trips' => $roundTrips, 'all_round_trips' => $count, 'seconds' => $elapsed, 'rate' => $roundTrips / $elapsed, 'client_cpu' => $cpu / $elapsed]), "\n";
     exit(0);
 }
 printf(

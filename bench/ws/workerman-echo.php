@@ -35,7 +35,7 @@ $worker->reusePort = true;
 $worker->onMessage = static function (TcpConnection $connection, string $data) use ($worker, $broadcast): void {
     if ($data === '__memory') {
         gc_collect_cycles();
-        $connection->send((string) memory_get_usage());
+        $connection->send(memory_get_usage() . ' ' . getmypid());
 
         return;
     }

@@ -31,6 +31,9 @@ use Nexus\Runtime\Loop;
  *
  * onClose() callbacks run exactly once, with the reason when the connection broke (null for a
  * normal close).
+ *
+ * An owner may attach() one ConnectionHandler object instead of (or besides) the callbacks: it
+ * costs an idle connection no closure and no callback list.
  */
 final class Connection
 {
@@ -68,6 +71,7 @@ final class Connection
     private array $closeCallbacks = [];
     /** @var list<\Closure(): void> */
     private array $drainCallbacks = [];
+    private ?ConnectionHandler $handler = null;
 
     /**
      * @internal Connections come from Listener, Connector and SocketPair.
@@ -131,13 +135,31 @@ final class Connection
     }
 
     /**
-     * Forgets every onData(), onEnd(), onDrain() and onClose() callback, so that another owner can
+     * Makes $handler the connection's owner: it is told of data, end, drain and close as the
+     * callbacks are (just before them), and reading starts as with onData(). One handler at a
+     * time; attaching another replaces it.
+     */
+    public function attach(ConnectionHandler $handler): void
+    {
+        $this->handler = $handler;
+        if ($this->closed) {
+            $handler->closed($this->closeReason);
+
+            return;
+        }
+        $this->updateReadWatcher();
+    }
+
+    /**
+     * Forgets every onData(), onEnd(), onDrain() and onClose() callback (and the attached
+     * handler), so that another owner can
      * take the connection over (an HTTP connection that switched to WebSocket with a 101). Reading
      * stops until the new owner registers onData() or calls read(); bytes waiting to be sent stay
      * queued, in order, and so does the drain notification they may owe.
      */
     public function handOver(): void
     {
+        $this->handler = null;
         $this->dataCallbacks = $this->endCallbacks = $this->drainCallbacks = $this->closeCallbacks = [];
         $this->updateReadWatcher();
     }
@@ -368,6 +390,12 @@ final class Connection
             $read->resolve($data);
             $this->updateReadWatcher();
         }
+        if ($this->handler !== null) {
+            $this->handler->dataReceived($data);
+            if ($this->closed) {
+                return;
+            }
+        }
         foreach ($this->dataCallbacks as $callback) {
             $callback($data);
             if ($this->closed) {
@@ -385,6 +413,8 @@ final class Connection
         $read?->resolve(null);
         $callbacks = $this->endCallbacks;
         $this->endCallbacks = [];
+        $handler = $this->handler;
+        $handler?->endReceived();
         foreach ($callbacks as $callback) {
             $callback();
         }
@@ -393,7 +423,7 @@ final class Connection
         }
         if ($this->writeShut) {
             $this->close();
-        } elseif ($callbacks === [] && $read === null) {
+        } elseif ($callbacks === [] && $read === null && $handler === null) {
             $this->end();
         }
     }
@@ -447,6 +477,12 @@ final class Connection
         }
         if ($this->aboveMark) {
             $this->aboveMark = false;
+            if ($this->handler !== null) {
+                $this->handler->drained();
+                if ($this->closed) {
+                    return;
+                }
+            }
             foreach ($this->drainCallbacks as $callback) {
                 $callback();
                 if ($this->closed) {
@@ -472,7 +508,7 @@ final class Connection
     private function updateReadWatcher(): void
     {
         $want = !$this->closed && !$this->readEnded
-            && ($this->pendingRead !== null || (!$this->paused && $this->dataCallbacks !== []));
+            && ($this->pendingRead !== null || (!$this->paused && ($this->dataCallbacks !== [] || $this->handler !== null)));
         if ($want && $this->readWatcher === null) {
             $this->readWatcher = $this->loop->onReadable($this->stream, $this->handleReadable(...));
         } elseif (!$want && $this->readWatcher !== null) {
@@ -512,6 +548,15 @@ final class Connection
         $this->listener?->released($this);
         $callbacks = $this->closeCallbacks;
         $this->dataCallbacks = $this->endCallbacks = $this->drainCallbacks = $this->closeCallbacks = [];
+        $handler = $this->handler;
+        $this->handler = null;
+        if ($handler !== null) {
+            try {
+                $handler->closed($reason);
+            } catch (\Throwable $e) {
+                $this->loop->reportError($e);
+            }
+        }
         foreach ($callbacks as $callback) {
             try {
                 $callback($reason);

@@ -11,6 +11,7 @@ use Nexus\Http\WebSocket\Exception\InvalidCloseException;
 use Nexus\Http\WebSocket\Exception\InvalidUtf8Exception;
 use Nexus\Http\WebSocket\Exception\ProtocolException;
 use Nexus\Io\Connection;
+use Nexus\Io\ConnectionHandler;
 use Nexus\Runtime\Loop;
 
 /**
@@ -43,13 +44,13 @@ use Nexus\Runtime\Loop;
  * Callbacks run on the loop, outside any fiber; a send from them never waits. pause() and
  * resume() let a consumer that lags (an actor with a full mailbox) stop the flow of messages.
  *
- * An idle connection is kept small: the frame decoder, the reassembly buffer, the compressor and
- * the backpressure state are made when first needed, one closure serves the socket's data, end
- * and close callbacks, an owner may receive through one MessageListener object instead of
- * closures (listen()), and an owner that watches many connections may check their idle timers in
- * one sweep instead of a loop timer each (sweepIdle()).
+ * An idle connection is kept small: the frame decoder, the reassembly buffer and the backpressure
+ * state are made when first needed, it is the socket's ConnectionHandler (no closure), an owner
+ * may receive through one MessageListener object instead of closures (listen()), and an owner
+ * that watches many connections may check their idle timers in one sweep instead of a loop timer
+ * each (sweepIdle()).
  */
-final class WebSocketConnection
+final class WebSocketConnection implements ConnectionHandler
 {
     private const OPEN = 0;
     /** This side sent a close frame and waits for the peer's. */
@@ -203,12 +204,7 @@ final class WebSocketConnection
         }
         $this->started = true;
         $connection = $this->connection;
-        // One closure for three callbacks: a closure costs an idle connection about 400 bytes. The
-        // drain callback is registered with the first backpressure (see write()).
-        $socket = $this->onSocket(...);
-        $connection->onData($socket);
-        $connection->onEnd($socket);
-        $connection->onClose($socket);
+        $connection->attach($this);
         if ($this->state === self::CLOSED) {
             return;
         }
@@ -218,7 +214,7 @@ final class WebSocketConnection
         $this->lastHeard = $this->loop->now();
         $this->armIdleTimer();
         if ($buffered !== '') {
-            $this->handleData($buffered);
+            $this->dataReceived($buffered);
         }
     }
 
@@ -482,20 +478,9 @@ final class WebSocketConnection
     }
 
     /**
-     * The socket's data (a string), end (no argument) and close (null, or why it broke) callbacks.
+     * @internal the socket's data (ConnectionHandler)
      */
-    private function onSocket(string|\Throwable|false|null $event = false): void
-    {
-        if (\is_string($event)) {
-            $this->handleData($event);
-        } elseif ($event === false) {
-            $this->handleEnd();
-        } else {
-            $this->handleClosed($event);
-        }
-    }
-
-    private function handleData(string $data): void
+    public function dataReceived(string $data): void
     {
         $this->lastHeard = $this->loop->now();
         if ($this->state === self::CLOSED) {
@@ -743,11 +728,7 @@ final class WebSocketConnection
             return;
         }
         if (!$connection->isClosed()) {
-            if ($this->backpressure === null) {
-                $this->backpressure = new Backpressure($this->loop, $connection, $this->options->maxUnsentBytes, $this->options->sendTimeout);
-                $connection->onDrain($this->handleDrain(...));
-            }
-            $this->backpressure->refused();
+            ($this->backpressure ??= new Backpressure($this->loop, $connection, $this->options->maxUnsentBytes, $this->options->sendTimeout))->refused();
         }
     }
 
@@ -772,7 +753,10 @@ final class WebSocketConnection
         return SendResult::Closed;
     }
 
-    private function handleDrain(): void
+    /**
+     * @internal the socket drained (ConnectionHandler)
+     */
+    public function drained(): void
     {
         if ($this->backpressure?->drained() === true && !$this->userPaused && !$this->connection->isClosed()) {
             $this->connection->resume();
@@ -789,7 +773,10 @@ final class WebSocketConnection
         }
     }
 
-    private function handleEnd(): void
+    /**
+     * @internal the peer ended its side (ConnectionHandler)
+     */
+    public function endReceived(): void
     {
         if ($this->state !== self::CLOSED) {
             $this->finish(CloseCode::ABNORMAL, 'the peer closed the TCP connection without a close frame');
@@ -801,7 +788,10 @@ final class WebSocketConnection
         $this->armCloseTimer();
     }
 
-    private function handleClosed(?\Throwable $reason): void
+    /**
+     * @internal the socket closed (ConnectionHandler)
+     */
+    public function closed(?\Throwable $reason): void
     {
         $this->cancelIdleTimer();
         if ($this->closeTimer !== null) {
