@@ -43,15 +43,30 @@ $settings = [
     'doc' => "{$root}/docs/performance.md",
     'svg' => "{$root}/docs/img/ws-bench.svg",
     'command' => 'make bench-ws',
+    'only' => '',
 ];
-$flags = ['quick' => false, 'no-report' => false];
+$flags = ['quick' => false, 'smoke' => false, 'no-report' => false];
 $usage = "Usage: php bench/ws/run.php [--quick] [--no-report] [--rounds=N] [--seconds=S] [--connections=N] [--clients=N] [--idle=N] [--peers=DIR] [--json=FILE] [--doc=FILE] [--svg=FILE]\n"
     . "  --quick      2 rounds of 2 s, 300 idle connections, no report\n"
-    . "  --peers      the folder holding Workerman (default: ../shared/peers from the project)\n";
+    . "  --smoke      one round of everything at tiny counts (checks that it works), no report\n"
+    . "  --peers      the folder holding Workerman (default: ../shared/peers from the project)\n"
+    . "  --only       echo, broadcast or idle: that part alone (no report)\n";
 [$flags, $given] = CommandLine::parse(array_slice($argv, 1), $flags, $settings, $usage);
 $settings = [...$settings, ...$given];
+if ($flags['smoke']) {
+    $settings = [...$settings, 'rounds' => '1', 'seconds' => '1', 'connections' => '10', 'clients' => '40', 'idle' => '30'];
+    $flags['no-report'] = true;
+}
 if ($flags['quick']) {
     $settings = [...$settings, 'rounds' => '2', 'seconds' => '2', 'idle' => '300'];
+    $flags['no-report'] = true;
+}
+$only = $settings['only'];
+if (!in_array($only, ['', 'echo', 'broadcast', 'idle'], true)) {
+    fwrite(STDERR, "--only takes echo, broadcast or idle.\n{$usage}");
+    exit(2);
+}
+if ($only !== '') {
     $flags['no-report'] = true;
 }
 $rounds = max(1, (int) $settings['rounds']);
@@ -185,97 +200,102 @@ $results = [
 
 try {
     // ---- echo -------------------------------------------------------------------------------
-    $progress("echo: {$rounds} rounds of {$seconds} s per server, {$connections} connections");
-    $servers = ['nexus' => $startNexus(1), 'workerman' => $startWorkerman('echo')];
-    $pids = ['nexus' => $memoryOf('nexus', $servers['nexus'])[1], 'workerman' => $memoryOf('workerman', $servers['workerman'])[1]];
-    $echo = ['nexus' => [], 'workerman' => []];
-    for ($round = 0; $round < $rounds; ++$round) {
-        $order = $round % 2 === 0 ? ['nexus', 'workerman'] : ['workerman', 'nexus'];
-        foreach ($order as $server) {
-            $before = $cpuOf($pids[$server]);
-            $output = shell_exec(implode(' ', array_map('escapeshellarg', [
-                PHP_BINARY, ...$jit, "{$root}/bench/ws/echo.php", '--child', '--json',
-                "--address=tcp://127.0.0.1:{$servers[$server]}", '--path=' . ($server === 'nexus' ? '/ws/echo' : '/'),
-                "--connections={$connections}", "--seconds={$seconds}", '--warmup=1',
-            ])));
-            $cpu = $cpuOf($pids[$server]) - $before;
-            $run = is_string($output) ? json_decode(trim($output), true) : null;
-            if (!is_array($run) || !is_numeric($run['rate'] ?? null)) {
-                throw new RuntimeException("The echo client failed against {$server}: " . var_export($output, true));
+    if ($only === '' || $only === 'echo') {
+        $progress("echo: {$rounds} rounds of {$seconds} s per server, {$connections} connections");
+        $servers = ['nexus' => $startNexus(1), 'workerman' => $startWorkerman('echo')];
+        $pids = ['nexus' => $memoryOf('nexus', $servers['nexus'])[1], 'workerman' => $memoryOf('workerman', $servers['workerman'])[1]];
+        $echo = ['nexus' => [], 'workerman' => []];
+        for ($round = 0; $round < $rounds; ++$round) {
+            $order = $round % 2 === 0 ? ['nexus', 'workerman'] : ['workerman', 'nexus'];
+            foreach ($order as $server) {
+                $before = $cpuOf($pids[$server]);
+                $output = shell_exec(implode(' ', array_map('escapeshellarg', [
+                    PHP_BINARY, ...$jit, "{$root}/bench/ws/echo.php", '--child', '--json',
+                    "--address=tcp://127.0.0.1:{$servers[$server]}", '--path=' . ($server === 'nexus' ? '/ws/echo' : '/'),
+                    "--connections={$connections}", "--seconds={$seconds}", '--warmup=' . ($flags['smoke'] ? '0' : '1'),
+                ])));
+                $cpu = $cpuOf($pids[$server]) - $before;
+                $run = is_string($output) ? json_decode(trim($output), true) : null;
+                if (!is_array($run) || !is_numeric($run['rate'] ?? null)) {
+                    throw new RuntimeException("The echo client failed against {$server}: " . var_export($output, true));
+                }
+                $all = $run['all_round_trips'] ?? 0;
+                $run['server_cpu_us_per_round_trip'] = $cpu / max(1, is_numeric($all) ? (int) $all : 0) * 1e6;
+                $echo[$server][] = $run;
+                $progress(sprintf('  round %d %-9s %8s round trips/s, server CPU %.1f µs per round trip', $round + 1, $server, number_format((float) $run['rate']), $run['server_cpu_us_per_round_trip']));
             }
-            $all = $run['all_round_trips'] ?? 0;
-            $run['server_cpu_us_per_round_trip'] = $cpu / max(1, is_numeric($all) ? (int) $all : 0) * 1e6;
-            $echo[$server][] = $run;
-            $progress(sprintf('  round %d %-9s %8s round trips/s, server CPU %.1f µs per round trip', $round + 1, $server, number_format((float) $run['rate']), $run['server_cpu_us_per_round_trip']));
         }
-    }
-    foreach ($echo as $server => $runs) {
-        $rates = array_map(static fn(array $run): float => (float) $run['rate'], $runs);
-        $results['echo'][$server] = [
-            'median' => $median($rates),
-            'min' => min($rates),
-            'max' => max($rates),
-            'cpu_us' => $median(array_map(static fn(array $run): float => (float) $run['server_cpu_us_per_round_trip'], $runs)),
-            'runs' => $runs,
-        ];
-    }
-    $stopAll();
-
-    // ---- broadcast ----------------------------------------------------------------------------
-    $broadcastRounds = max(1, min(3, $rounds));
-    $perProcess = intdiv($clients, 2);
-    foreach (['nexus' => ['Nexus, 2 workers', '/ws/chat/bench'], 'workerman' => ['Workerman, 1 worker', '/']] as $server => [$label, $path]) {
-        $progress("broadcast: {$label}, {$clients} clients in one room, {$broadcastRounds} rounds of {$seconds} s");
-        $port = $server === 'nexus' ? $startNexus(2) : $startWorkerman('broadcast');
-        if ($server === 'workerman') {
-            $memoryOf('workerman', $port); // learns its worker's pid, to be sure it goes
+        foreach ($echo as $server => $runs) {
+            $rates = array_map(static fn(array $run): float => (float) $run['rate'], $runs);
+            $results['echo'][$server] = [
+                'median' => $median($rates),
+                'min' => min($rates),
+                'max' => max($rates),
+                'cpu_us' => $median(array_map(static fn(array $run): float => (float) $run['server_cpu_us_per_round_trip'], $runs)),
+                'runs' => $runs,
+            ];
         }
-        $rates = [];
-        $closedTotal = 0;
-        for ($round = 0; $round < $broadcastRounds; ++$round) {
-            $processes = [];
-            foreach ([true, false] as $publishes) {
-                $command = [PHP_BINARY, ...$jit, "{$root}/bench/ws/broadcast-client.php", "--address=tcp://127.0.0.1:{$port}", "--path={$path}", "--connections={$perProcess}"];
-                if ($publishes) {
-                    $command[] = '--publish';
-                }
-                $process = proc_open($command, [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['file', "{$temp}/broadcast-client.log", 'a']], $pipes);
-                if (!is_resource($process)) {
-                    throw new RuntimeException('Could not start the broadcast client.');
-                }
-                $processes[] = [$process, $pipes];
-            }
-            foreach ($processes as [, $pipes]) {
-                $ready = (string) fgets($pipes[1]);
-                if (!str_starts_with($ready, 'ready ')) {
-                    throw new RuntimeException("A broadcast client did not connect: {$ready}" . (string) @file_get_contents("{$temp}/broadcast-client.log"));
-                }
-            }
-            foreach ($processes as [, $pipes]) {
-                fwrite($pipes[0], "go {$seconds} 1\n");
-            }
-            $deliveries = 0.0;
-            foreach ($processes as [$process, $pipes]) {
-                $line = (string) fgets($pipes[1]);
-                $run = json_decode(trim($line), true);
-                if (!is_array($run) || !is_numeric($run['received'] ?? null) || !is_numeric($run['seconds'] ?? null)) {
-                    throw new RuntimeException("A broadcast client failed: {$line}");
-                }
-                $deliveries += (float) $run['received'] / (float) $run['seconds'];
-                $closedTotal += is_numeric($run['closed'] ?? null) ? (int) $run['closed'] : 0;
-                fclose($pipes[0]);
-                fclose($pipes[1]);
-                proc_close($process);
-            }
-            $rates[] = $deliveries;
-            $progress(sprintf('  round %d %s deliveries/s', $round + 1, number_format($deliveries)));
-        }
-        $results['broadcast'][$server] = ['label' => $label, 'median' => $median($rates), 'min' => min($rates), 'max' => max($rates), 'closed' => $closedTotal];
         $stopAll();
     }
 
+    // ---- broadcast ----------------------------------------------------------------------------
+    if ($only === '' || $only === 'broadcast') {
+        $broadcastRounds = max(1, min(3, $rounds));
+        $perProcess = intdiv($clients, 2);
+        foreach (['nexus' => ['Nexus, 2 workers', '/ws/chat/bench'], 'workerman' => ['Workerman, 1 worker', '/']] as $server => [$label, $path]) {
+            $progress("broadcast: {$label}, {$clients} clients in one room, {$broadcastRounds} rounds of {$seconds} s");
+            $port = $server === 'nexus' ? $startNexus(2) : $startWorkerman('broadcast');
+            if ($server === 'workerman') {
+                $memoryOf('workerman', $port); // learns its worker's pid, to be sure it goes
+            }
+            $rates = [];
+            $closedTotal = 0;
+            for ($round = 0; $round < $broadcastRounds; ++$round) {
+                $processes = [];
+                foreach ([true, false] as $publishes) {
+                    $command = [PHP_BINARY, ...$jit, "{$root}/bench/ws/broadcast-client.php", "--address=tcp://127.0.0.1:{$port}", "--path={$path}", "--connections={$perProcess}"];
+                    if ($publishes) {
+                        $command[] = '--publish';
+                    }
+                    $process = proc_open($command, [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['file', "{$temp}/broadcast-client.log", 'a']], $pipes);
+                    if (!is_resource($process)) {
+                        throw new RuntimeException('Could not start the broadcast client.');
+                    }
+                    $processes[] = [$process, $pipes];
+                }
+                foreach ($processes as [, $pipes]) {
+                    $ready = (string) fgets($pipes[1]);
+                    if (!str_starts_with($ready, 'ready ')) {
+                        throw new RuntimeException("A broadcast client did not connect: {$ready}" . (string) @file_get_contents("{$temp}/broadcast-client.log"));
+                    }
+                }
+                foreach ($processes as [, $pipes]) {
+                    fwrite($pipes[0], "go {$seconds} " . ($flags['smoke'] ? '0' : '1') . "\n");
+                }
+                $deliveries = 0.0;
+                foreach ($processes as [$process, $pipes]) {
+                    $line = (string) fgets($pipes[1]);
+                    $run = json_decode(trim($line), true);
+                    if (!is_array($run) || !is_numeric($run['received'] ?? null) || !is_numeric($run['seconds'] ?? null)) {
+                        throw new RuntimeException("A broadcast client failed: {$line}");
+                    }
+                    $deliveries += (float) $run['received'] / (float) $run['seconds'];
+                    $closedTotal += is_numeric($run['closed'] ?? null) ? (int) $run['closed'] : 0;
+                    fclose($pipes[0]);
+                    fclose($pipes[1]);
+                    proc_close($process);
+                }
+                $rates[] = $deliveries;
+                $progress(sprintf('  round %d %s deliveries/s', $round + 1, number_format($deliveries)));
+            }
+            $results['broadcast'][$server] = ['label' => $label, 'median' => $median($rates), 'min' => min($rates), 'max' => max($rates), 'closed' => $closedTotal];
+            $stopAll();
+        }
+    }
+
     // ---- idle connections: memory, latency, the loop's limit ----------------------------------
-    foreach (['nexus' => false, 'nexus-deflate' => true, 'workerman' => false] as $variant => $deflate) {
+    $variants = $only === '' || $only === 'idle' ? ['nexus' => false, 'nexus-deflate' => true, 'workerman' => false] : [];
+    foreach ($variants as $variant => $deflate) {
         $server = $variant === 'workerman' ? 'workerman' : 'nexus';
         $progress("idle: {$idle} idle connections on {$variant}");
         $port = $server === 'nexus' ? $startNexus(1) : $startWorkerman('echo');
@@ -291,19 +311,19 @@ try {
         if ($variant !== 'nexus-deflate') {
             $probe = RawClient::open($port, $path) ?? throw new RuntimeException("{$variant} refused the probe connection.");
             $latencies = [];
-            for ($i = 0; $i < 2000; ++$i) {
+            for ($i = 0, $count = $flags['smoke'] ? 200 : 2000; $i < $count; ++$i) {
                 $start = hrtime(true);
                 $probe->sendText('ping');
                 $probe->receive();
                 $latencies[] = (hrtime(true) - $start) / 1e6;
             }
             sort($latencies);
-            $entry += ['p50_ms' => $latencies[1000], 'p99_ms' => $latencies[1980], 'max_ms' => end($latencies)];
+            $entry += ['p50_ms' => $latencies[intdiv(count($latencies), 2)], 'p99_ms' => $latencies[intdiv(count($latencies) * 99, 100)], 'max_ms' => end($latencies)];
             $probe->close();
         }
         if ($variant === 'nexus') {
             // How many more the loop takes (one worker, stream_select): until one is not answered within 2 s.
-            while (count($open) < 2000 && ($extra = RawClient::open($port, $path, false, 2.0)) !== null) {
+            while (!$flags['smoke'] && count($open) < 2000 && ($extra = RawClient::open($port, $path, false, 2.0)) !== null) {
                 $open[] = $extra;
             }
             $entry['max_connections'] = count($open);

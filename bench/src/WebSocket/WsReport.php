@@ -45,7 +45,7 @@ final class WsReport
         $section = \sprintf(
             "\nMeasured %s with `%s` (PHP %s, tracing JIT for both servers and the clients, %s, %d cores, load average %.1f at the start: other engineers' test suites shared the machine). "
             . "Echo: %d rounds of %d s alternating between the servers, %d connections with one 32-byte text message in flight each; the median, its spread, and the server's CPU time per round trip, which the shared machine disturbs less than the rate. "
-            . "Broadcast: %d clients in one room in two client processes, one of them publishing with 16 messages in flight. Idle: %d connections that completed the handshake and send nothing, then 2,000 echo round trips one after the other on one more.\n\n%s\n%s\n\n![WebSocket benchmarks](img/ws-bench.svg)\n\n",
+            . "Broadcast: %s clients in one room in two client processes, one of them publishing with 16 messages in flight. Idle: %s connections that completed the handshake and send nothing, then 2,000 echo round trips one after the other on one more.\n\n%s\n%s\n\n![WebSocket benchmarks](img/ws-bench.svg)\n\n",
             $this->string('date'),
             $command,
             $this->string('php'),
@@ -55,8 +55,8 @@ final class WsReport
             (int) self::float($settings, 'rounds'),
             (int) self::float($settings, 'seconds'),
             (int) self::float($settings, 'connections'),
-            (int) self::float($settings, 'clients'),
-            (int) self::float($settings, 'idle'),
+            number_format(self::float($settings, 'clients')),
+            number_format(self::float($settings, 'idle')),
             $this->table(),
             $this->notes(),
         );
@@ -69,6 +69,7 @@ final class WsReport
      */
     private function rows(): array
     {
+        $settings = $this->section('settings');
         $echo = $this->section('echo');
         $nexusEcho = self::sub($echo, 'nexus');
         $workermanEcho = self::sub($echo, 'workerman');
@@ -77,7 +78,7 @@ final class WsReport
         $ratio = $workermanRate > 0 ? $nexusRate / $workermanRate : 0.0;
         $rows = [];
         $rows[] = [
-            'name' => 'echo round trips/s, 100 connections (median)',
+            'name' => \sprintf('echo round trips/s, %s connections (median)', number_format(self::float($settings, 'connections'))),
             'nexus' => \sprintf('%s (%s–%s), %.2fx', self::rate($nexusRate), self::rate(self::float($nexusEcho, 'min')), self::rate(self::float($nexusEcho, 'max')), $ratio),
             'workerman' => \sprintf('%s (%s–%s)', self::rate($workermanRate), self::rate(self::float($workermanEcho, 'min')), self::rate(self::float($workermanEcho, 'max'))),
             'target' => '≥ 1.0x Workerman',
@@ -100,7 +101,7 @@ final class WsReport
         $nexusBroadcast = self::sub($broadcast, 'nexus');
         $workermanBroadcast = self::sub($broadcast, 'workerman');
         $rows[] = [
-            'name' => 'broadcast deliveries/s, 1,000 clients in one room (median)',
+            'name' => \sprintf('broadcast deliveries/s, %s clients in one room (median)', number_format(self::float($settings, 'clients'))),
             'nexus' => \sprintf('%s with 2 workers (%s–%s)%s', self::rate(self::float($nexusBroadcast, 'median')), self::rate(self::float($nexusBroadcast, 'min')), self::rate(self::float($nexusBroadcast, 'max')), self::closed($nexusBroadcast)),
             'workerman' => \sprintf('%s with 1 worker%s', self::rate(self::float($workermanBroadcast, 'median')), self::closed($workermanBroadcast)),
             'target' => '',

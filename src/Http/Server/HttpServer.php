@@ -29,6 +29,10 @@ use Psr\Log\LoggerInterface;
  * One sweep timer (at most a second apart) checks every connection's deadline and the time limit
  * of every handler that waits; no timer is made per request. The bytes of requests received and
  * not answered yet are counted over all connections against ServerOptions::$maxBufferedTotal.
+ *
+ * A connection whose upgrade request was answered 101 (a WebSocket route) leaves the HTTP side:
+ * the server keeps its Upgraded (adopt(), release()), counts it against maxConnections and ends
+ * it on stop(), and the new protocol times it.
  */
 final class HttpServer
 {

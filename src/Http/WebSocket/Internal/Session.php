@@ -47,7 +47,10 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
     public float $deadline = \INF;
 
     private readonly Scheduler $scheduler;
-    /** @var list<string> */
+    /** The oldest message waiting, when it is the only one (most of the time: no array for it). */
+    private ?string $first = null;
+    private bool $firstBinary = false;
+    /** @var list<string> messages waiting after $first */
     private array $payloads = [];
     /** @var list<bool> */
     private array $binaries = [];
@@ -82,7 +85,7 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
 
     public function pendingMessages(): int
     {
-        return \count($this->payloads);
+        return ($this->first === null ? 0 : 1) + \count($this->payloads);
     }
 
     public function start(string $buffered): void
@@ -110,13 +113,18 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
      */
     public function onMessage(string $payload, bool $binary): void
     {
-        $this->payloads[] = $payload;
-        $this->binaries[] = $binary;
         $this->queuedBytes += \strlen($payload);
+        if ($this->first === null && $this->payloads === []) {
+            $this->first = $payload;
+            $this->firstBinary = $binary;
+        } else {
+            $this->payloads[] = $payload;
+            $this->binaries[] = $binary;
+        }
         if (!$this->scheduled) {
             $this->scheduled = true;
             $this->scheduler->schedule($this);
-        } elseif (!$this->pausedForQueue && (\count($this->payloads) >= $this->endpoint->options->maxQueuedMessages || $this->queuedBytes >= $this->endpoint->options->maxQueuedBytes)) {
+        } elseif (!$this->pausedForQueue && ($this->pendingMessages() >= $this->endpoint->options->maxQueuedMessages || $this->queuedBytes >= $this->endpoint->options->maxQueuedBytes)) {
             $this->pausedForQueue = true;
             $this->connection->pause();
         }
@@ -159,11 +167,17 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
                     $this->failed($e, 'onOpen');
                 }
                 $this->callbackEnded();
-            } elseif ($this->payloads !== []) {
-                $payload = array_shift($this->payloads);
-                $binary = array_shift($this->binaries) === true;
+            } elseif ($this->first !== null || $this->payloads !== []) {
+                if ($this->first !== null) {
+                    $payload = $this->first;
+                    $binary = $this->firstBinary;
+                    $this->first = null;
+                } else {
+                    $payload = (string) array_shift($this->payloads);
+                    $binary = array_shift($this->binaries) === true;
+                }
                 $this->queuedBytes -= \strlen($payload);
-                if ($this->pausedForQueue && 2 * \count($this->payloads) < $this->endpoint->options->maxQueuedMessages && 2 * $this->queuedBytes < $this->endpoint->options->maxQueuedBytes) {
+                if ($this->pausedForQueue && 2 * $this->pendingMessages() < $this->endpoint->options->maxQueuedMessages && 2 * $this->queuedBytes < $this->endpoint->options->maxQueuedBytes) {
                     $this->pausedForQueue = false;
                     $this->connection->resume();
                 }
