@@ -39,7 +39,8 @@ final class WebSocket
      */
     public function __construct(
         private readonly WebSocketConnection $connection,
-        private readonly Session $session,
+        /** Let go of once the handler is done with the connection (no cycle is left). */
+        private ?Session $session,
     ) {
         $this->id = ++self::$lastId;
     }
@@ -126,7 +127,7 @@ final class WebSocket
      */
     public function pendingMessages(): int
     {
-        return $this->session->pendingMessages();
+        return $this->session?->pendingMessages() ?? 0;
     }
 
     /**
@@ -178,6 +179,14 @@ final class WebSocket
         }
 
         return $errors;
+    }
+
+    /**
+     * @internal the handler's onClose() has run
+     */
+    public function release(): void
+    {
+        $this->session = null;
     }
 
     /**

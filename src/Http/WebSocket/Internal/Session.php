@@ -200,6 +200,7 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
                     $this->failed($e, 'onClose');
                 }
                 $this->callbackEnded();
+                $socket->release();
             } else {
                 $this->scheduled = false;
 
