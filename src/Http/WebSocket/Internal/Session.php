@@ -124,9 +124,25 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
         if (!$this->scheduled) {
             $this->scheduled = true;
             $this->scheduler->schedule($this);
+            if (\Fiber::getCurrent() === null && $this->endpoint->runsNow($this->loop->now())) {
+                // From a socket's readiness, outside any fiber: the handlers run now rather than
+                // after every other socket of this loop turn was read, so that their answers leave
+                // early and the clients work on them meanwhile. It still is the scheduler that runs
+                // them (see Endpoint::runsNow()).
+                $this->runScheduler();
+            }
         } elseif (!$this->pausedForQueue && ($this->pendingMessages() >= $this->endpoint->options->maxQueuedMessages || $this->queuedBytes >= $this->endpoint->options->maxQueuedBytes)) {
             $this->pausedForQueue = true;
             $this->connection->pause();
+        }
+    }
+
+    private function runScheduler(): void
+    {
+        try {
+            $this->scheduler->run();
+        } catch (\Throwable $e) {
+            $this->loop->reportError($e);
         }
     }
 
