@@ -53,6 +53,10 @@ final class WebSocket
      */
     public function send(string $payload, bool $binary = false): SendResult
     {
+        if (!$binary && $payload === $this->session?->currentText) {
+            return $this->connection->sendValidText($payload);
+        }
+
         return $this->connection->send($payload, $binary);
     }
 

@@ -256,6 +256,18 @@ final class WebSocketConnection implements ConnectionHandler
     }
 
     /**
+     * @internal send() of a text already checked as UTF-8 (the message being handled, sent back)
+     */
+    public function sendValidText(string $text): SendResult
+    {
+        if ($this->state !== self::OPEN) {
+            return SendResult::Closed;
+        }
+
+        return $this->sendChecked($text, false, null, true);
+    }
+
+    /**
      * Like send(), but never waits: at the unsent-bytes cap the overflowPolicy applies at once,
      * inside a fiber too (for a sender that must not be held up by one slow peer, such as a
      * broadcast).

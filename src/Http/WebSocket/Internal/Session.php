@@ -66,6 +66,11 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
     private string $closeReason = '';
     private bool $done = false;
     private float $startedAt = 0.0;
+    /**
+     * The text message the handler is being handed, checked as UTF-8 already: sending it back
+     * (an echo) does not check it again. Null outside onMessage() and for binary messages.
+     */
+    public ?string $currentText = null;
     private ?CancelledException $timedOut = null;
     /** @var array<int, \Closure(CancelledException): void> the running callback's waits */
     private array $subscribers = [];
@@ -201,11 +206,13 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
                     continue;
                 }
                 $this->startedAt = $this->loop->now();
+                $this->currentText = $binary ? null : $payload;
                 try {
                     $handler->onMessage($socket, $payload, $binary);
                 } catch (\Throwable $e) {
                     $this->failed($e, 'onMessage');
                 }
+                $this->currentText = null;
                 $this->callbackEnded();
             } elseif ($this->closeCode !== null && !$this->done) {
                 $this->done = true;
