@@ -65,7 +65,7 @@ final class WsReport
     }
 
     /**
-     * @return list<array{name: string, nexus: string, workerman: string, target: string, met: bool|null, values: array{float, float}, marker: float|null}>
+     * @return list<array{name: string, short: string, detail: string, nexus: string, workerman: string, target: string, met: bool|null, values: array{float, float}, marker: float|null}>
      */
     private function rows(): array
     {
@@ -79,6 +79,8 @@ final class WsReport
         $rows = [];
         $rows[] = [
             'name' => \sprintf('echo round trips/s, %s connections (median)', number_format(self::float($settings, 'connections'))),
+            'short' => 'echo round trips/s',
+            'detail' => \sprintf('%s connections, median', number_format(self::float($settings, 'connections'))),
             'nexus' => \sprintf('%s (%s–%s), %.2fx', self::rate($nexusRate), self::rate(self::float($nexusEcho, 'min')), self::rate(self::float($nexusEcho, 'max')), $ratio),
             'workerman' => \sprintf('%s (%s–%s)', self::rate($workermanRate), self::rate(self::float($workermanEcho, 'min')), self::rate(self::float($workermanEcho, 'max'))),
             'target' => '≥ 1.0x Workerman',
@@ -90,6 +92,8 @@ final class WsReport
         $workermanCpu = self::float($workermanEcho, 'cpu_us');
         $rows[] = [
             'name' => 'server CPU per echo round trip (median)',
+            'short' => 'server CPU per round trip',
+            'detail' => 'echo, median; lower is better',
             'nexus' => \sprintf('%.1f µs', $nexusCpu),
             'workerman' => \sprintf('%.1f µs', $workermanCpu),
             'target' => '',
@@ -102,6 +106,8 @@ final class WsReport
         $workermanBroadcast = self::sub($broadcast, 'workerman');
         $rows[] = [
             'name' => \sprintf('broadcast deliveries/s, %s clients in one room (median)', number_format(self::float($settings, 'clients'))),
+            'short' => 'broadcast deliveries/s',
+            'detail' => \sprintf('%s clients in one room, median', number_format(self::float($settings, 'clients'))),
             'nexus' => \sprintf('%s with 2 workers (%s–%s)%s', self::rate(self::float($nexusBroadcast, 'median')), self::rate(self::float($nexusBroadcast, 'min')), self::rate(self::float($nexusBroadcast, 'max')), self::closed($nexusBroadcast)),
             'workerman' => \sprintf('%s with 1 worker%s', self::rate(self::float($workermanBroadcast, 'median')), self::closed($workermanBroadcast)),
             'target' => '',
@@ -116,6 +122,8 @@ final class WsReport
         $bytes = self::float($nexusIdle, 'bytes_per_connection');
         $rows[] = [
             'name' => 'PHP heap per idle connection',
+            'short' => 'PHP heap per idle connection',
+            'detail' => \sprintf('%s idle; lower is better', number_format(self::float($nexusIdle, 'idle'))),
             'nexus' => \sprintf('%s B (%s B with permessage-deflate agreed)', number_format($bytes), number_format(self::float($deflateIdle, 'bytes_per_connection'))),
             'workerman' => \sprintf('%s B', number_format(self::float($workermanIdle, 'bytes_per_connection'))),
             'target' => '≤ 4 KB',
@@ -126,6 +134,8 @@ final class WsReport
         $p99 = self::float($nexusIdle, 'p99_ms');
         $rows[] = [
             'name' => \sprintf('echo latency with %s idle connections open, p50 / p99', number_format(self::float($nexusIdle, 'idle'))),
+            'short' => 'echo p99 beside idle connections',
+            'detail' => \sprintf('%s idle open; lower is better', number_format(self::float($nexusIdle, 'idle'))),
             'nexus' => \sprintf('%.2f / %.2f ms', self::float($nexusIdle, 'p50_ms'), $p99),
             'workerman' => \sprintf('%.2f / %.2f ms', self::float($workermanIdle, 'p50_ms'), self::float($workermanIdle, 'p99_ms')),
             'target' => '≤ 10 ms',
@@ -136,6 +146,8 @@ final class WsReport
         $max = self::float($nexusIdle, 'max_connections');
         $rows[] = [
             'name' => 'idle connections one worker takes',
+            'short' => 'idle connections per worker',
+            'detail' => '',
             'nexus' => number_format($max),
             'workerman' => '—',
             'target' => '10,000 (needs the epoll loop, issue #10)',
@@ -160,13 +172,13 @@ final class WsReport
     {
         $rows = [];
         foreach ($this->rows() as $row) {
-            if ($row['name'] === 'idle connections one worker takes') {
+            if ($row['short'] === 'idle connections per worker') {
                 continue;
             }
             [$nexus, $workerman] = $row['values'];
             $rows[] = new ChartRow(
-                $row['name'],
-                '',
+                $row['short'],
+                $row['detail'],
                 [$nexus, $workerman],
                 [explode(' (', $row['nexus'])[0], explode(' (', $row['workerman'])[0]],
                 $row['marker'],
