@@ -43,6 +43,7 @@ help:
 	@echo "  chaos      the fault campaign: 2 workers under load, workers killed, reloads, slow clients, PostgreSQL/Redis restarts (SHORT=1: 20 s)"
 	@echo "  bench-http-client  the HTTP client against curl_multi and Guzzle on nginx (installs nginx/php8.2-curl)"
 	@echo "  bench-persistence  durable actors on SQLite and PostgreSQL against plain SQL, and over HTTP (QUICK=1)"
+	@echo "  bench-ws   WebSocket echo, broadcast and idle connections, side by side with Workerman (QUICK=1)"
 	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
 	@echo "  analyse    phpstan only"
 	@echo "  unit       phpunit only (all suites)"
@@ -298,3 +299,14 @@ bench-persistence: setup
 	@echo "==> bench-persistence: SQLite and PostgreSQL against plain SQL, recovery, HTTP counters (progress on stderr)"
 	@$(PHP) bench/persistence/run.php $(if $(QUICK),--quick,) \
 	  || { echo "FAILED: bench-persistence" >&2; exit 1; }
+
+# ---- WebSocket benchmark (bench/ws/, results in docs/performance.md) -------------------------------
+
+.PHONY: bench-ws
+
+# QUICK=1: 2 rounds of 2 s, 300 idle connections, no report. Workerman comes from ../shared/peers.
+bench-ws: setup
+	@mkdir -p bench/results
+	@echo "==> bench-ws: echo (100 connections), broadcast (1,000 clients, 2 workers) and idle connections, Nexus and Workerman side by side (progress on stderr)"
+	@$(PHP) bench/ws/run.php $(if $(filter 1 yes true,$(QUICK)),--quick,) \
+	  || { echo "FAILED: bench-ws" >&2; exit 1; }

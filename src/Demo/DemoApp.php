@@ -11,6 +11,8 @@ use Nexus\Actor\Behavior;
 use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Actor\Exception\RecipientTerminatedException;
 use Nexus\Demo\Counter\Incremented;
+use Nexus\Demo\Chat\ChatMember;
+use Nexus\Demo\Chat\EchoHandler;
 use Nexus\Http\Application;
 use Nexus\Http\Handler\HttpException;
 use Nexus\Http\Request;
@@ -18,6 +20,8 @@ use Nexus\Http\Response;
 use Nexus\Persistence\CommandFailed;
 use Nexus\Persistence\Effect;
 use Nexus\Persistence\Persistence;
+use Nexus\Http\WebSocket\WebSocketOptions;
+use Nexus\Worker\Topics;
 use Nexus\Worker\Workers;
 
 /**
@@ -28,6 +32,9 @@ use Nexus\Worker\Workers;
  *     POST /echo                      200 the request body, with its content type
  *     POST /counter/{name}/increment  {"name":"...","value":N}
  *     GET  /counter/{name}            {"name":"...","value":N}
+ *     GET  /ws/echo                   WebSocket: every message comes back as it came
+ *     GET  /ws/chat/{room}            WebSocket: each text message goes to everybody in the room
+ *     GET  /chat?room=lobby           a page that joins a room and shows its messages
  *
  * Each counter is an event-sourced actor named after it (/user/counter/{name}), created on first
  * use on the worker that owns its name, so counts stay exact whichever worker a request lands
@@ -37,6 +44,8 @@ use Nexus\Worker\Workers;
  */
 final class DemoApp
 {
+    private static ?string $chatPage = null;
+
     public static function configure(Application $app, ActorSystem $system, ?Workers $workers = null, ?Persistence $persistence = null): void
     {
         $workers ??= Workers::single($system);
@@ -62,6 +71,23 @@ final class DemoApp
             '/counter/{name:[A-Za-z0-9_.-]+}',
             static fn(string $name): array => ['name' => $name, 'value' => self::ask($counters->ref($name), 'get')],
         );
+        self::webSockets($app, $system, $workers);
+    }
+
+    /**
+     * The WebSocket routes and the chat page. A room is a topic (Topics "chat"), so a message
+     * reaches the browsers of that room on every worker.
+     */
+    private static function webSockets(Application $app, ActorSystem $system, Workers $workers): void
+    {
+        $topics = new Topics($system, $workers, 'chat');
+        $app->websocket('/ws/echo', new EchoHandler());
+        $app->websocket(
+            '/ws/chat/{room:[A-Za-z0-9_.-]{1,64}}',
+            static fn(string $room): ChatMember => new ChatMember($topics, $room),
+            new WebSocketOptions(maxFramePayload: 65_536, maxMessageSize: 65_536),
+        );
+        $app->get('/chat', static fn(): Response => Response::html(self::$chatPage ??= (string) file_get_contents(__DIR__ . '/Resources/chat.html')));
     }
 
     private static function counter(Persistence $persistence, string $name): Behavior

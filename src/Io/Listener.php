@@ -148,6 +148,15 @@ final class Listener
     }
 
     /**
+     * @internal called by a connection of this listener when it closes
+     */
+    public function released(Connection $connection): void
+    {
+        unset($this->open[spl_object_id($connection)]);
+        $this->updateWatcher();
+    }
+
+    /**
      * Connections accepted by this listener and not closed yet.
      */
     public function connectionCount(): int
@@ -211,13 +220,8 @@ final class Listener
                 $this->exhausted = false;
                 $this->logger?->info('Accepting connections on {address} again.', ['address' => $this->address]);
             }
-            $connection = new Connection($this->loop, $stream, $this->options->writeHighWaterMark);
-            $key = spl_object_id($connection);
-            $this->open[$key] = $connection;
-            $connection->onClose(function () use ($key): void {
-                unset($this->open[$key]);
-                $this->updateWatcher();
-            });
+            $connection = new Connection($this->loop, $stream, $this->options->writeHighWaterMark, $this);
+            $this->open[spl_object_id($connection)] = $connection;
             try {
                 foreach ($this->connectionCallbacks as $callback) {
                     $callback($connection);

@@ -29,6 +29,10 @@ use Psr\Log\LoggerInterface;
  * One sweep timer (at most a second apart) checks every connection's deadline and the time limit
  * of every handler that waits; no timer is made per request. The bytes of requests received and
  * not answered yet are counted over all connections against ServerOptions::$maxBufferedTotal.
+ *
+ * A connection whose upgrade request was answered 101 (a WebSocket route) leaves the HTTP side:
+ * the server keeps its Upgraded (adopt(), release()), counts it against maxConnections and ends
+ * it on stop(), and the new protocol times it.
  */
 final class HttpServer
 {
@@ -55,6 +59,8 @@ final class HttpServer
     private array $waitingHandlers = [];
     /** @var array<string, bool> Host header values already checked against ServerOptions::$allowedHosts */
     private array $hostVerdicts = [];
+    /** @var array<int, Upgraded> connections that switched protocols (WebSocket), until they close */
+    private array $upgraded = [];
 
     public function __construct(
         private readonly Loop $loop,
@@ -139,7 +145,7 @@ final class HttpServer
 
     public function connectionCount(): int
     {
-        return \count($this->connections);
+        return \count($this->connections) + \count($this->upgraded);
     }
 
     /**
@@ -182,13 +188,19 @@ final class HttpServer
         foreach ($this->connections as $connection) {
             $connection->drain($idleGrace);
         }
-        if ($this->connections === []) {
+        foreach ($this->upgraded as $upgraded) {
+            $upgraded->shutdown();
+        }
+        if ($this->connections === [] && $this->upgraded === []) {
             $this->settleStop();
         } else {
             $this->stopTimer = $this->loop->delay(max(0.0, $deadline), function (): void {
                 $this->stopTimer = null;
                 foreach ($this->connections as $connection) {
                     $connection->close();
+                }
+                foreach ($this->upgraded as $upgraded) {
+                    $upgraded->abort();
                 }
             });
         }
@@ -281,10 +293,10 @@ final class HttpServer
     {
         unset($this->connections[spl_object_id($connection)], $this->budgetWaiters[spl_object_id($connection)]);
         if ($this->stopped !== null) {
-            if ($this->connections === []) {
+            if ($this->connections === [] && $this->upgraded === []) {
                 $this->settleStop();
             }
-        } elseif ($this->listenersPaused && \count($this->connections) < $this->options->maxConnections) {
+        } elseif ($this->listenersPaused && \count($this->connections) + \count($this->upgraded) < $this->options->maxConnections) {
             $this->listenersPaused = false;
             foreach ($this->listeners as $listener) {
                 $listener->resume();
@@ -292,9 +304,39 @@ final class HttpServer
         }
     }
 
+    /**
+     * @internal a connection switched protocols (ServerConnection, after a 101): it counts against
+     *           maxConnections and stop() ends it, until release()
+     */
+    public function adopt(Upgraded $connection): void
+    {
+        $this->upgraded[spl_object_id($connection)] = $connection;
+        if ($this->stopped !== null) {
+            $connection->shutdown();
+        }
+    }
+
+    /**
+     * @internal an upgraded connection has closed
+     */
+    public function release(Upgraded $connection): void
+    {
+        if (isset($this->upgraded[spl_object_id($connection)])) {
+            unset($this->upgraded[spl_object_id($connection)]);
+            if ($this->stopped !== null && $this->connections === [] && $this->upgraded === []) {
+                $this->settleStop();
+            } elseif ($this->stopped === null && $this->listenersPaused && $this->connectionCount() < $this->options->maxConnections) {
+                $this->listenersPaused = false;
+                foreach ($this->listeners as $listener) {
+                    $listener->resume();
+                }
+            }
+        }
+    }
+
     private function accept(Connection $connection): void
     {
-        if (\count($this->connections) >= $this->options->maxConnections || $this->stopped !== null) {
+        if (\count($this->connections) + \count($this->upgraded) >= $this->options->maxConnections || $this->stopped !== null) {
             // Another listener's accept batch got past the cap: refuse politely.
             $connection->end(ResponseSerializer::serialize(Response::text("Service Unavailable\n", 503), false, HttpDate::now()));
 
@@ -304,7 +346,7 @@ final class HttpServer
         if (!$server->isClosed()) {
             $this->connections[spl_object_id($server)] = $server;
         }
-        if (!$this->listenersPaused && \count($this->connections) >= $this->options->maxConnections) {
+        if (!$this->listenersPaused && \count($this->connections) + \count($this->upgraded) >= $this->options->maxConnections) {
             $this->listenersPaused = true;
             foreach ($this->listeners as $listener) {
                 $listener->pause();
