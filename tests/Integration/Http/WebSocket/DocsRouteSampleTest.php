@@ -55,7 +55,13 @@ final class DocsRouteSampleTest extends TestCase
         $ada = $this->join($loop, 'ada');
         self::assertSame('ada joined', $ada->nextDataOrClose()?->payload);
         $bob = $this->join($loop, 'bob');
-        self::assertSame('bob joined', $bob->nextDataOrClose()?->payload);
+        $first = $bob->nextDataOrClose()?->payload;
+        if ($first === 'ada joined') {
+            // Ada's arrival was still on its way to the room's subscribers on bob's worker when
+            // bob joined there: he may hear it first.
+            $first = $bob->nextDataOrClose()?->payload;
+        }
+        self::assertSame('bob joined', $first);
         self::assertSame('bob joined', $ada->nextDataOrClose()?->payload);
 
         $ada->sendText('hello bob');
