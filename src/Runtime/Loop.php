@@ -55,6 +55,8 @@ final class Loop
     /** Polls in a row that failed with no stream to blame (see pollFailed()). */
     private int $unexplainedPollFailures = 0;
     private float $pollFailureReportedAt = -\INF;
+    /** Read callbacks after which what they scheduled runs, before the next ones (see select()). */
+    private const IO_CHUNK = 64;
     /** PHP's own collection threshold: below it an idle loop does not collect. */
     private const IDLE_GC_ROOTS = 10_000;
     /** With collectCyclesInBatches(): collect at once above this many possible roots (0: off). */
@@ -558,6 +560,7 @@ final class Loop
             return;
         }
         $this->unexplainedPollFailures = 0;
+        $chunk = self::IO_CHUNK;
         foreach ($read as $id => $stream) {
             $callback = $this->readCallbacks[$id] ?? null;
             if ($callback !== null) {
@@ -565,6 +568,16 @@ final class Loop
                     $callback($stream, $id);
                 } catch (\Throwable $e) {
                     $this->reportError($e);
+                }
+            }
+            if (--$chunk === 0) {
+                $chunk = self::IO_CHUNK;
+                if ($this->scheduler->hasWork()) {
+                    try {
+                        $this->scheduler->run();
+                    } catch (\Throwable $e) {
+                        $this->reportError($e);
+                    }
                 }
             }
         }

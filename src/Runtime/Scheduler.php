@@ -38,6 +38,8 @@ final class Scheduler
     private array $idle = [];
     private int $fibersCreated = 0;
     private ?Cancellation $cancellation = null;
+    /** Runnables the current run() may still start, over all the fibers it uses. */
+    private int $remaining = 0;
 
     /**
      * The actor whose handler runs right now (the implicit sender of what it tells), if any.
@@ -106,36 +108,44 @@ final class Scheduler
     }
 
     /**
-     * Drains up to the budget of runnables. Called by the loop, outside any fiber.
+     * Drains up to the budget of runnables. Called by the loop, outside any fiber. When a runnable
+     * waits, the fiber it ran in stays with it and the queue goes on in another fiber within the
+     * same budget, so that a burst of handlers that each wait (an HTTP request asking an actor)
+     * is started in one loop turn rather than one per turn.
      */
     public function run(): void
     {
-        $fiber = $this->dispatcher;
-        if ($fiber === null) {
-            $fiber = array_pop($this->idle);
+        $this->remaining = $this->budget;
+        do {
+            $fiber = $this->dispatcher;
             if ($fiber === null) {
-                $fiber = new \Fiber($this->work(...));
-                ++$this->fibersCreated;
+                $fiber = array_pop($this->idle);
+                if ($fiber === null) {
+                    $fiber = new \Fiber($this->work(...));
+                    ++$this->fibersCreated;
+                }
+                $this->dispatcher = $fiber;
             }
-            $this->dispatcher = $fiber;
-        }
-        try {
-            if ($fiber->isSuspended()) {
-                $fiber->resume();
-            } else {
-                $fiber->start();
-            }
-        } catch (\Throwable $e) {
-            // A runnable threw out of the worker fiber, which is now dead: the next run() continues
-            // the queue in another fiber instead of trying to start this one again.
-            if ($this->dispatcher === $fiber) {
-                $this->dispatcher = null;
-            }
-            $this->current = null;
-            $this->cancellation = null;
+            try {
+                if ($fiber->isSuspended()) {
+                    $fiber->resume();
+                } else {
+                    $fiber->start();
+                }
+            } catch (\Throwable $e) {
+                // A runnable threw out of the worker fiber, which is now dead: the next run() continues
+                // the queue in another fiber instead of trying to start this one again.
+                if ($this->dispatcher === $fiber) {
+                    $this->dispatcher = null;
+                }
+                $this->current = null;
+                $this->cancellation = null;
 
-            throw $e;
-        }
+                throw $e;
+            }
+            // The fiber came back either done with its budget or the queue (it is still the
+            // dispatcher), or kept by a runnable that waits: then another one goes on.
+        } while ($this->dispatcher === null && $this->remaining > 0 && $this->hasWork());
     }
 
     /**
@@ -167,8 +177,7 @@ final class Scheduler
         $self = \Fiber::getCurrent();
         // A worker fiber lives as long as the scheduler, unless it ends beyond the idle cap.
         while (true) {
-            $budget = $this->budget;
-            while ($budget-- > 0) {
+            while ($this->remaining > 0) {
                 if ($this->position >= $this->batchSize) {
                     if ($this->queue === []) {
                         break;
@@ -178,6 +187,7 @@ final class Scheduler
                     $this->position = 0;
                     $this->batchSize = \count($this->batch);
                 }
+                --$this->remaining;
                 $this->batch[$this->position++]->run();
                 if ($this->dispatcher !== $self) {
                     // This fiber waited inside run() and another one took over the queue.

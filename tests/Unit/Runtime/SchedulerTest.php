@@ -121,6 +121,49 @@ final class SchedulerTest extends TestCase
         self::assertSame($fibers['r2 start'], $fibers['r2 got reply'], 'the waiter resumed in its own fiber');
     }
 
+    public function testABurstOfRunnablesThatEachWaitAllStartInOneRun(): void
+    {
+        /** @var Deferred<int> $reply */
+        $reply = new Deferred($this->loop);
+        $started = 0;
+        $done = 0;
+        for ($i = 0; $i < 100; ++$i) {
+            $this->scheduler->schedule(new ClosureRunnable(static function () use ($reply, &$started, &$done): void {
+                ++$started;
+                $reply->future()->await();
+                ++$done;
+            }));
+        }
+
+        $this->scheduler->run();
+
+        self::assertSame(100, $started, 'each waiter hands its fiber over and the queue goes on in the same run');
+        self::assertFalse($this->scheduler->hasWork());
+        self::assertSame(100, $this->scheduler->fibersCreated(), 'one fiber per waiter');
+        $reply->resolve(1);
+        $this->loop->runUntilIdle();
+        self::assertSame(100, $done);
+    }
+
+    public function testTheBudgetOfOneRunCountsOverAllItsFibers(): void
+    {
+        $loop = new Loop($this->clock, schedulerBudget: 10);
+        /** @var Deferred<int> $reply */
+        $reply = new Deferred($loop);
+        $started = 0;
+        for ($i = 0; $i < 25; ++$i) {
+            $loop->scheduler()->schedule(new ClosureRunnable(static function () use ($reply, &$started): void {
+                ++$started;
+                $reply->future()->await();
+            }));
+        }
+
+        $loop->scheduler()->run();
+
+        self::assertSame(10, $started, 'the budget bounds a run however many fibers it takes');
+        self::assertTrue($loop->scheduler()->hasWork());
+    }
+
     public function testFibersFreedByResumedWaitersArePooled(): void
     {
         /** @var array<string, \Fiber<mixed, mixed, mixed, mixed>|null> $fibers */
