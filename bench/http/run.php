@@ -3,8 +3,9 @@
 declare(strict_types=1);
 
 /*
- * `make bench-http`: wrk against `nexus serve`, a bare stream_select loop and nginx + php-fpm, side by
- * side, at 100 and 1,000 connections; a table on stdout, progress on stderr, JSON lines in
+ * `make bench-http`: wrk against `nexus serve`, Workerman (from ../shared/peers, skipped with a note
+ * when that folder is missing), a bare stream_select loop and nginx + php-fpm, side by side, at 100
+ * and 1,000 connections; a table on stdout, progress on stderr, JSON lines in
  * bench/results/http.json, and the bench:http section of docs/performance.md + docs/img/http-bench.svg.
  * php bench/http/run.php --help
  */
@@ -136,6 +137,13 @@ if (!is_dir($jsonDirectory) && !mkdir($jsonDirectory, 0o777, true)) {
 }
 file_put_contents($settings['json'], '');
 $launcher = new ServerLauncher($root, $tempDir, PHP_BINARY, $tools['nginx'] ?? 'nginx', $tools['php-fpm8.2'] ?? 'php-fpm8.2');
+/** @var array<string, string> $skipped server => why it was not run */
+$skipped = [];
+if (in_array(ServerLauncher::WORKERMAN, $servers, true) && $launcher->peersDir() === null) {
+    $skipped[ServerLauncher::WORKERMAN] = 'no ../shared/peers/workerman_server.php beside the checkout (or NEXUS_PEERS_DIR), so the Workerman targets cannot be checked in this run';
+    progress('Note: Workerman skipped: ' . $skipped[ServerLauncher::WORKERMAN] . '.');
+    $servers = array_values(array_diff($servers, [ServerLauncher::WORKERMAN]));
+}
 $measurements = [];
 $failed = false;
 $started = microtime(true);
@@ -203,13 +211,13 @@ try {
 }
 
 if ($measurements !== []) {
-    echo renderTable(new HttpReport($measurements), $measurements);
+    echo renderTable(new HttpReport($measurements, $skipped), $measurements);
 }
 progress(sprintf('bench-http: %d runs in %.0f s; JSON lines in %s', count($measurements), microtime(true) - $started, $settings['json']));
 if ($failed) {
     exit(1);
 }
-if (!$flags['no-report'] && !writeReport($measurements, $settings, $versions)) {
+if (!$flags['no-report'] && !writeReport($measurements, $settings, $versions, $skipped)) {
     exit(1);
 }
 exit(0);
@@ -418,15 +426,16 @@ function readResults(string $file): array
  * @param list<Measurement>     $measurements
  * @param array<string, string> $settings
  * @param array<string, string> $versions
+ * @param array<string, string> $skipped  server => why it was not run
  */
-function writeReport(array $measurements, array $settings, array $versions = []): bool
+function writeReport(array $measurements, array $settings, array $versions = [], array $skipped = []): bool
 {
     if ($measurements === []) {
         fwrite(STDERR, "No measurements: nothing to report.\n");
 
         return false;
     }
-    $report = new HttpReport($measurements);
+    $report = new HttpReport($measurements, $skipped);
     $chartPath = relativeTo(dirname($settings['doc']), $settings['svg']);
     $section = $report->section(Environment::detect(), $settings['command'], date('Y-m-d H:i T'), $chartPath, $versions);
     $error = ReportFiles::update($settings['doc'], $settings['svg'], static fn(string $document): string => HttpReport::replaceSection($document, $section), $report->chart());
