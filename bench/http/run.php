@@ -150,7 +150,7 @@ $started = microtime(true);
 progress(sprintf(
     'bench-http: %s; routes %s; %s connections; wrk -t%d -d%ds --latency --timeout %ds after a %d s warm-up; temp dir %s',
     implode(', ', $servers),
-    implode(', ', array_keys(HttpReport::ROUTES)),
+    implode(', ', array_keys(HttpReport::ROUTES)) . ' (nexus also ' . implode(', ', array_keys(HttpReport::NEXUS_ROUTES)) . ')',
     implode(' and ', $connectionCounts),
     $threads,
     $duration,
@@ -165,7 +165,11 @@ try {
         $current = $launcher->start($name);
         progress("    {$name} listens on 127.0.0.1:{$current->port} (pids " . implode(', ', $current->pids()) . ')' . ($name === ServerLauncher::NEXUS ? ': ' . nexusBanner($tempDir) : ''));
         checkRoutes($current);
-        foreach (array_keys(HttpReport::ROUTES) as $route) {
+        $routes = array_keys(HttpReport::ROUTES);
+        if ($name === ServerLauncher::NEXUS) {
+            $routes = [...$routes, ...array_keys(HttpReport::NEXUS_ROUTES)];
+        }
+        foreach ($routes as $route) {
             $url = "http://127.0.0.1:{$current->port}{$route}";
             if ($warmup > 0) {
                 progress("    warm-up {$route}: {$warmup} s at " . min($connectionCounts) . ' connections');
@@ -356,7 +360,7 @@ function renderTable(HttpReport $report, array $measurements): string
         $ratio = $report->ratio($m);
         $rows[] = [
             $m->server,
-            HttpReport::ROUTES[$m->route] ?? $m->route,
+            HttpReport::label($m->route),
             (string) $m->connections,
             number_format($m->wrk->rps, 0, '.', ','),
             $ratio === null ? '-' : sprintf('%.2f', $ratio),

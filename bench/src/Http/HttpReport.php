@@ -17,6 +17,10 @@ final class HttpReport
     public const START = '<!-- bench:http:start -->';
     public const END = '<!-- bench:http:end -->';
     public const ROUTES = ['/' => 'GET /', '/hello/wrk' => 'GET /hello/{name}'];
+    /** Routes only Nexus serves: a handler that asks a local actor (the demo app's counter). */
+    public const NEXUS_ROUTES = ['/counter/wrk' => 'GET /counter/{name}'];
+    /** GET /counter/{name} ÷ GET /hello/{name}, Nexus, same connection count. */
+    public const ASK_TARGET = 0.7;
     /** Nexus ÷ bare loop, RPS, per route path. */
     public const RATIO_TARGETS = ['/' => 0.8, '/hello/wrk' => 0.7];
     public const P99_TARGET_MS = 5.0;
@@ -86,7 +90,7 @@ final class HttpReport
             $lines[] = sprintf(
                 '| `%s` | `%s` | %d | %s | %s | %s | %s | %s | %s | %d | %d | %d | %s | %s |',
                 $m->server,
-                self::ROUTES[$m->route] ?? $m->route,
+                self::label($m->route),
                 $m->connections,
                 number_format($m->wrk->rps, 0, '.', ',') . (($m->wrkCpuShare() ?? 0.0) >= self::WRK_SATURATED ? ' †' : ''),
                 $ratio === null ? '—' : sprintf('%.2f×', $ratio),
@@ -162,6 +166,19 @@ final class HttpReport
                 ];
             }
         }
+        foreach ($this->connectionCounts() as $connections) {
+            $ask = $this->find(ServerLauncher::NEXUS, '/counter/wrk', $connections);
+            $hello = $this->find(ServerLauncher::NEXUS, '/hello/wrk', $connections);
+            if ($ask === null) {
+                continue;
+            }
+            $ratio = $hello === null || $hello->wrk->rps <= 0.0 ? null : $ask->wrk->rps / $hello->wrk->rps;
+            $targets[] = [
+                sprintf('`GET /counter/{name}` (asks a local actor) ≥ %.1f× `GET /hello/{name}`, %d connections', self::ASK_TARGET, $connections),
+                $ratio === null || $hello === null ? 'not measured' : sprintf('%.2f× (%s vs %s RPS)', $ratio, number_format($ask->wrk->rps, 0, '.', ','), number_format($hello->wrk->rps, 0, '.', ',')),
+                $ratio === null ? null : $ratio >= self::ASK_TARGET,
+            ];
+        }
         if (\in_array(self::HIGH_CONNECTIONS, $this->connectionCounts(), true)) {
             foreach (self::ROUTES as $route => $label) {
                 $p99 = $this->find(ServerLauncher::NEXUS, $route, self::HIGH_CONNECTIONS)?->wrk->p99Ms;
@@ -186,7 +203,7 @@ final class HttpReport
         $targets[] = [
             'no errors, timeouts or non-2xx answers (every Nexus run)',
             $nexusRuns === [] ? 'not measured' : ($dirty === [] ? 'none in ' . \count($nexusRuns) . ' runs' : implode('; ', array_map(
-                static fn(Measurement $m): string => sprintf('%s @%d: %d errors, %d timeouts, %d non-2xx', self::ROUTES[$m->route] ?? $m->route, $m->connections, $m->wrk->errors(), $m->wrk->timeouts, $m->wrk->non2xx),
+                static fn(Measurement $m): string => sprintf('%s @%d: %d errors, %d timeouts, %d non-2xx', self::label($m->route), $m->connections, $m->wrk->errors(), $m->wrk->timeouts, $m->wrk->non2xx),
                 $dirty,
             ))),
             $nexusRuns === [] ? null : $dirty === [],
@@ -284,6 +301,11 @@ final class HttpReport
         sort($counts);
 
         return $counts;
+    }
+
+    public static function label(string $route): string
+    {
+        return self::ROUTES[$route] ?? self::NEXUS_ROUTES[$route] ?? $route;
     }
 
     private static function ms(float $ms): string
