@@ -386,6 +386,10 @@ final class Loop
             $due = $this->nextTimerDue();
             $timeout = $due === null ? null : max(0.0, $due - $this->clock->now());
         }
+        if ($timeout !== 0.0) {
+            // About to wait: a pool of fibers left by a burst of waiting handlers can go.
+            $this->scheduler->trimIdle($this->now);
+        }
         if ($this->maxGcRoots > 0) {
             $roots = gc_status()['roots'];
             // About to wait (idle time costs nothing) with as many roots as PHP would collect at,

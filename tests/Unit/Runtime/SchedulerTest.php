@@ -238,6 +238,32 @@ final class SchedulerTest extends TestCase
         self::assertSame($created, $this->scheduler->fibersCreated());
     }
 
+    public function testThePoolKeepsAsManyFibersAsWaitedAtOnceAndShrinksWhenFewerDo(): void
+    {
+        /** @var Deferred<null> $gate */
+        $gate = new Deferred($this->loop);
+        for ($i = 0; $i < 300; ++$i) {
+            $this->scheduler->schedule(new ClosureRunnable(static function () use ($gate): void {
+                $gate->future()->await();
+            }));
+        }
+        $this->loop->runUntilIdle();
+        $gate->resolve(null);
+        $this->loop->runUntilIdle();
+        self::assertSame(300, $this->scheduler->idleFibers(), 'all 300 kept: the next burst of 300 makes no fiber');
+
+        // The loop trims the pool when it is about to wait, once it was not needed for a second
+        // (virtual time here).
+        foreach ([0.6, 0.5] as $seconds) {
+            $this->loop->delay($seconds, static function (): void {});
+            $this->loop->run();
+            self::assertSame(300, $this->scheduler->idleFibers(), 'needed less than a second ago: kept');
+        }
+        $this->loop->delay(0.1, static function (): void {});
+        $this->loop->run();
+        self::assertSame(Scheduler::MIN_IDLE_FIBERS, $this->scheduler->idleFibers(), 'trimmed once unneeded for a second');
+    }
+
     public function testTheCurrentRunnableIsRestoredWhenAWaiterResumes(): void
     {
         /** @var Deferred<null> $deferred */
