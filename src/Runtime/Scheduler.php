@@ -159,7 +159,15 @@ final class Scheduler
             }
             // The fiber came back either done with its budget or the queue (it is still the
             // dispatcher), or kept by a runnable that waits: then another one goes on.
-        } while ($this->dispatcher === null && $this->remaining > 0 && $this->hasWork());
+        } while ($this->handedOver() && $this->remaining > 0 && $this->hasWork());
+    }
+
+    /**
+     * Whether the dispatcher fiber was kept by a runnable that waits (the fiber changes it).
+     */
+    private function handedOver(): bool
+    {
+        return $this->dispatcher === null;
     }
 
     /**

@@ -159,7 +159,7 @@ final class HttpReport
                 $ratio = $nexus === null || $peer === null || $peer->wrk->rps <= 0.0 ? null : $nexus->wrk->rps / $peer->wrk->rps;
                 $targets[] = [
                     sprintf('`%s` ≥ %.1f× Workerman, %d connections', $label, self::WORKERMAN_TARGET, $connections),
-                    $ratio === null || $nexus === null || $peer === null
+                    $ratio === null
                         ? ($this->skipped[ServerLauncher::WORKERMAN] ?? 'not measured')
                         : sprintf('%.2f× (%s vs %s RPS; p99 %s vs %s)', $ratio, number_format($nexus->wrk->rps, 0, '.', ','), number_format($peer->wrk->rps, 0, '.', ','), $nexus->wrk->p99Ms === null ? '—' : self::ms($nexus->wrk->p99Ms), $peer->wrk->p99Ms === null ? '—' : self::ms($peer->wrk->p99Ms)),
                     $ratio === null ? null : $ratio >= self::WORKERMAN_TARGET,
@@ -175,7 +175,7 @@ final class HttpReport
             $ratio = $hello === null || $hello->wrk->rps <= 0.0 ? null : $ask->wrk->rps / $hello->wrk->rps;
             $targets[] = [
                 sprintf('`GET /counter/{name}` (asks a local actor) ≥ %.1f× `GET /hello/{name}`, %d connections', self::ASK_TARGET, $connections),
-                $ratio === null || $hello === null ? 'not measured' : sprintf('%.2f× (%s vs %s RPS)', $ratio, number_format($ask->wrk->rps, 0, '.', ','), number_format($hello->wrk->rps, 0, '.', ',')),
+                $ratio === null ? 'not measured' : sprintf('%.2f× (%s vs %s RPS)', $ratio, number_format($ask->wrk->rps, 0, '.', ','), number_format($hello->wrk->rps, 0, '.', ',')),
                 $ratio === null ? null : $ratio >= self::ASK_TARGET,
             ];
         }

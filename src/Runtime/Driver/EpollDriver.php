@@ -236,8 +236,10 @@ final class EpollDriver implements PollDriver
             // Rounded up: waking before the timer is due would only cost another turn.
             $ms = $timeout <= 0.0 ? 0 : (int) min(86_400_000.0, ceil($timeout * 1000.0));
         }
+        // Through call_user_func(): the tracing JIT gives up on a trace that calls an FFI
+        // function itself (a "trampoline call") and leaves the loop's turn to the interpreter.
         /** @var int $n */
-        $n = $ffi->epoll_wait($this->epfd, $this->events, self::BATCH, $ms); // @phpstan-ignore method.notFound (FFI binds libc at run time)
+        $n = \call_user_func([$ffi, 'epoll_wait'], $this->epfd, $this->events, self::BATCH, $ms);
         if ($n < 0) {
             $errno = self::errno();
             $this->lastReady = 0;
@@ -443,7 +445,7 @@ final class EpollDriver implements PollDriver
         $event->data = $fd; // @phpstan-ignore property.notFound (FFI binds libc at run time)
 
         /** @var int $result */
-        $result = $ffi->epoll_ctl($this->epfd, $op, $fd, \FFI::addr($event)); // @phpstan-ignore method.notFound (FFI binds libc at run time)
+        $result = \call_user_func([$ffi, 'epoll_ctl'], $this->epfd, $op, $fd, \FFI::addr($event));
 
         return $result === 0 ? 0 : self::errno();
     }
