@@ -239,7 +239,7 @@ final class EpollDriver implements PollDriver
         // Through call_user_func(): the tracing JIT gives up on a trace that calls an FFI
         // function itself (a "trampoline call") and leaves the loop's turn to the interpreter.
         /** @var int $n */
-        $n = \call_user_func([$ffi, 'epoll_wait'], $this->epfd, $this->events, self::BATCH, $ms);
+        $n = \call_user_func([$ffi, 'epoll_wait'], $this->epfd, $this->events, self::BATCH, $ms); // @phpstan-ignore argument.type (FFI binds libc at run time)
         if ($n < 0) {
             $errno = self::errno();
             $this->lastReady = 0;
@@ -445,7 +445,7 @@ final class EpollDriver implements PollDriver
         $event->data = $fd; // @phpstan-ignore property.notFound (FFI binds libc at run time)
 
         /** @var int $result */
-        $result = \call_user_func([$ffi, 'epoll_ctl'], $this->epfd, $op, $fd, \FFI::addr($event));
+        $result = \call_user_func([$ffi, 'epoll_ctl'], $this->epfd, $op, $fd, \FFI::addr($event)); // @phpstan-ignore argument.type (FFI binds libc at run time)
 
         return $result === 0 ? 0 : self::errno();
     }
