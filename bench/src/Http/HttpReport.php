@@ -38,7 +38,7 @@ final class HttpReport
      * @param list<Measurement>     $measurements
      * @param array<string, string> $skipped      server => why it was not run
      */
-    public function __construct(private readonly array $measurements, private readonly array $skipped = []) {}
+    public function __construct(private readonly array $measurements, private readonly array $skipped = [], private readonly int $rounds = 1) {}
 
     /**
      * @param array<string, string> $versions tool => version line
@@ -73,7 +73,9 @@ final class HttpReport
             : '- `workerman`: Workerman 5.1.6 (MIT, from ../shared/peers, never a dependency), `workerman_server.php`: the same two routes, one worker, its default `stream_select` loop (no ext-event), OPcache + tracing JIT; the fastest pure-PHP server of the PHP runtime benchmark in ../shared/seeds.';
         $lines[] = '- ' . self::UNAVAILABLE;
         $lines[] = '';
-        $lines[] = 'Each figure is one wrk run after a warm-up. errors = socket connect + read + write errors; non-2xx counts answers wrk took for failures. wrk CPU: CPU seconds wrk used ÷ wall time of the wrk run (1.00 = one full core, out of 2); server CPU: the same for all the server\'s processes over that time.';
+        $lines[] = ($this->rounds > 1
+            ? "Each figure is the best of {$this->rounds} wrk runs after a warm-up: every server runs from the start, and each measurement goes round all of them in turn (the order reversed every other round), so that load from elsewhere on this shared machine falls on all of them alike. "
+            : 'Each figure is one wrk run after a warm-up. ') . 'errors = socket connect + read + write errors; non-2xx counts answers wrk took for failures. wrk CPU: CPU seconds wrk used ÷ wall time of the wrk run (1.00 = one full core, out of 2); server CPU: the same for all the server\'s processes over that time.';
         $lines[] = '';
         $saturated = array_filter($this->measurements, static fn(Measurement $m): bool => ($m->wrkCpuShare() ?? 0.0) >= self::WRK_SATURATED);
         if ($saturated !== []) {
