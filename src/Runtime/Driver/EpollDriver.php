@@ -292,6 +292,9 @@ final class EpollDriver implements PollDriver
      */
     private function descriptor(mixed $stream): ?int
     {
+        if (!\is_resource($stream)) {
+            return null; // closed already: the fallback poll reports it as a culprit
+        }
         $key = get_resource_id($stream);
         $fd = $this->known[$key] ?? null;
         if ($fd !== null) {

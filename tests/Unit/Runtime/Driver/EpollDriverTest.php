@@ -108,6 +108,24 @@ final class EpollDriverTest extends PollDriverTestCase
         self::assertStringContainsString('a closed stream', $errors[0]->getMessage());
     }
 
+    public function testAStreamClosedBeforeItIsWatchedIsNamedACulprit(): void
+    {
+        $driver = $this->driver();
+        [$a] = $this->pair();
+        [$b, $peer] = $this->pair();
+        fclose($a);
+        $driver->watchRead(1, $a);
+        $driver->watchRead(2, $b);
+        $read = $write = [];
+
+        self::assertFalse($driver->poll(0.0, $read, $write));
+        self::assertSame([1 => 'a closed stream'], $driver->culprits());
+        $driver->unwatch(1);
+        fwrite($peer, 'x');
+        self::assertSame(1, $this->pollOnce($driver, 2.0, $read, $write));
+        self::assertSame([2], array_keys($read));
+    }
+
     public function testAForkedChildGetsAnEpollInstanceOfItsOwn(): void
     {
         if (!\function_exists('pcntl_fork')) {
