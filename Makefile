@@ -38,7 +38,7 @@ help:
 	@echo "  run        the demo server on 127.0.0.1:8080 (php bin/nexus serve)"
 	@echo "  demo       the actor demo (php bin/nexus demo), exits by itself"
 	@echo "  bench      actor benchmarks (JIT and no JIT) into docs/performance.md"
-	@echo "  bench-http wrk against nexus serve, a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
+	@echo "  bench-http wrk against nexus serve, Workerman (../shared/peers, if there), a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
 	@echo "  bench-workers  the worker pool: cross-worker messaging, world benchmark, HTTP 2 vs 1 workers (QUICK=1)"
 	@echo "  chaos      the fault campaign: 2 workers under load, workers killed, reloads, slow clients, PostgreSQL/Redis restarts (SHORT=1: 20 s)"
 	@echo "  bench-http-client  the HTTP client against curl_multi and Guzzle on nginx (installs nginx/php8.2-curl)"
@@ -222,7 +222,7 @@ endef
 bench-http: setup
 	$(call http_bench_tools,$(HTTP_BENCH_TOOLS))
 	@mkdir -p bench/results
-	@echo "==> bench-http: wrk against nexus serve, the bare loop and nginx + php-fpm (100 and 1,000 connections; progress on stderr)"
+	@echo "==> bench-http: wrk against nexus serve, Workerman (../shared/peers; skipped with a note when missing), the bare loop and nginx + php-fpm (100 and 1,000 connections; progress on stderr)"
 	@$(PHP) bench/http/run.php \
 	  || { echo "FAILED: bench-http" >&2; exit 1; }
 

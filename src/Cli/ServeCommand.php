@@ -13,6 +13,7 @@ use Nexus\Io\Exception\ListenException;
 use Nexus\Io\ListenOptions;
 use Nexus\Log\StderrLogger;
 use Nexus\Persistence\StoreLocation;
+use Nexus\Runtime\Driver\DriverFactory;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Exception\PoolStartException;
 use Nexus\Worker\HttpWorker;
@@ -118,10 +119,11 @@ final class ServeCommand implements Command, HasUsage
         $watchers = [$loop->onSignal(\SIGINT, $stop), $loop->onSignal(\SIGTERM, $stop)];
 
         fwrite($stdout, sprintf(
-            "Nexus is serving %s on %s (1 worker, %s). Stop it with Ctrl+C.\n",
+            "Nexus is serving %s on %s (1 worker, %s; %s). Stop it with Ctrl+C.\n",
             $options->appFile ?? 'the demo app',
             str_replace('tcp://', 'http://', $server->address()),
             JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
+            self::loopDescription($loop, $server->maxConnections()),
         ));
         $system->run();
         foreach ($watchers as $watcher) {
@@ -149,17 +151,33 @@ final class ServeCommand implements Command, HasUsage
             return self::FAILURE;
         }
         fwrite($stdout, sprintf(
-            "Nexus is serving %s on %s (%d workers, %s; master pid %d). Stop it with Ctrl+C, reload it with SIGHUP.\n",
+            "Nexus is serving %s on %s (%d workers, %s; master pid %d; each worker: %s). Stop it with Ctrl+C, reload it with SIGHUP.\n",
             $options->appFile ?? 'the demo app',
             str_replace('tcp://', 'http://', (string) $pool->address()),
             $pool->workerCount(),
             JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
             getmypid(),
+            DriverFactory::describe(),
         ));
         $code = $pool->run();
         fwrite($stdout, "Stopped.\n");
 
         return $code;
+    }
+
+    /**
+     * "loop: epoll, up to 19,968 connections (descriptor limit 20,000)", or why stream_select.
+     */
+    private static function loopDescription(Loop $loop, int $maxConnections): string
+    {
+        $driver = $loop->driver();
+        $line = \sprintf('loop: %s, up to %s connections', $driver->name(), number_format($maxConnections));
+        $reason = DriverFactory::fallbackReason();
+        if ($driver->name() === 'epoll') {
+            return $line . \sprintf(' (descriptor limit %s)', number_format($driver->capacity()));
+        }
+
+        return $line . ($reason === null ? '' : " ({$reason})");
     }
 
     public function usage(): string

@@ -5,7 +5,6 @@ declare(strict_types=1);
 namespace Nexus\Actor\Internal;
 
 use Nexus\Actor\ActorRef;
-use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 
@@ -40,17 +39,8 @@ final class LocalActorRef implements ActorRef
         $loop = $system->loop;
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($loop);
-        $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path);
-        $path = $this->cell->path;
-        $responder->timer = $loop->delay($timeout, static function () use ($deferred, $responder, $path, $timeout, $message): void {
-            $responder->timer = null;
-            $deferred->tryReject(new AskTimeoutException(sprintf(
-                'No reply from %s within %.3f s to %s.',
-                $path,
-                $timeout,
-                get_debug_type($message),
-            )));
-        });
+        $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path, $timeout, $message);
+        $responder->timer = $loop->delay($timeout, $responder->timedOut(...));
         $this->cell->deliver($message, $responder);
 
         return $deferred->future();

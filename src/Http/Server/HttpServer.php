@@ -57,6 +57,8 @@ final class HttpServer
     private array $budgetWaiters = [];
     /** @var array<int, RequestTask> requests whose handler waits: their deadlines are swept */
     private array $waitingHandlers = [];
+    /** ServerOptions::$maxConnections, or what the loop's driver can hold */
+    private readonly int $maxConnections;
     /** @var array<string, bool> Host header values already checked against ServerOptions::$allowedHosts */
     private array $hostVerdicts = [];
     /** @var array<int, Upgraded> connections that switched protocols (WebSocket), until they close */
@@ -69,7 +71,9 @@ final class HttpServer
         private readonly ServerOptions $options = new ServerOptions(),
         /** @internal */
         public readonly ?LoggerInterface $logger = null,
-    ) {}
+    ) {
+        $this->maxConnections = $options->maxConnections ?? Listener::capacity($loop);
+    }
 
     /**
      * Starts accepting on $address (tcp://127.0.0.1:8080, port 0 picks a free one, or
@@ -87,7 +91,7 @@ final class HttpServer
         $listenOptions = new ListenOptions(
             $listenOptions->backlog,
             $listenOptions->reusePort,
-            min($listenOptions->maxConnections, $this->options->maxConnections),
+            min($listenOptions->maxConnections ?? \PHP_INT_MAX, $this->maxConnections),
             $listenOptions->tcpNoDelay,
             $listenOptions->acceptBatch,
             $listenOptions->writeHighWaterMark,
@@ -141,6 +145,15 @@ final class HttpServer
     public function addresses(): array
     {
         return array_map(static fn(Listener $listener): string => $listener->address(), $this->listeners);
+    }
+
+    /**
+     * Open connections at most over all listeners (ServerOptions::$maxConnections, by default
+     * what the loop's driver can hold).
+     */
+    public function maxConnections(): int
+    {
+        return $this->maxConnections;
     }
 
     public function connectionCount(): int
@@ -296,7 +309,7 @@ final class HttpServer
             if ($this->connections === [] && $this->upgraded === []) {
                 $this->settleStop();
             }
-        } elseif ($this->listenersPaused && \count($this->connections) + \count($this->upgraded) < $this->options->maxConnections) {
+        } elseif ($this->listenersPaused && \count($this->connections) + \count($this->upgraded) < $this->maxConnections) {
             $this->listenersPaused = false;
             foreach ($this->listeners as $listener) {
                 $listener->resume();
@@ -325,7 +338,7 @@ final class HttpServer
             unset($this->upgraded[spl_object_id($connection)]);
             if ($this->stopped !== null && $this->connections === [] && $this->upgraded === []) {
                 $this->settleStop();
-            } elseif ($this->stopped === null && $this->listenersPaused && $this->connectionCount() < $this->options->maxConnections) {
+            } elseif ($this->stopped === null && $this->listenersPaused && $this->connectionCount() < $this->maxConnections) {
                 $this->listenersPaused = false;
                 foreach ($this->listeners as $listener) {
                     $listener->resume();
@@ -336,7 +349,7 @@ final class HttpServer
 
     private function accept(Connection $connection): void
     {
-        if (\count($this->connections) + \count($this->upgraded) >= $this->options->maxConnections || $this->stopped !== null) {
+        if (\count($this->connections) + \count($this->upgraded) >= $this->maxConnections || $this->stopped !== null) {
             // Another listener's accept batch got past the cap: refuse politely.
             $connection->end(ResponseSerializer::serialize(Response::text("Service Unavailable\n", 503), false, HttpDate::now()));
 
@@ -346,7 +359,7 @@ final class HttpServer
         if (!$server->isClosed()) {
             $this->connections[spl_object_id($server)] = $server;
         }
-        if (!$this->listenersPaused && \count($this->connections) + \count($this->upgraded) >= $this->options->maxConnections) {
+        if (!$this->listenersPaused && \count($this->connections) + \count($this->upgraded) >= $this->maxConnections) {
             $this->listenersPaused = true;
             foreach ($this->listeners as $listener) {
                 $listener->pause();
