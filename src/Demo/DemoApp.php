@@ -18,6 +18,8 @@ use Nexus\Http\Response;
 use Nexus\Persistence\CommandFailed;
 use Nexus\Persistence\Effect;
 use Nexus\Persistence\Persistence;
+use Nexus\Worker\EntityKind;
+use Nexus\Worker\EntitySettings;
 use Nexus\Worker\Workers;
 
 /**
@@ -29,15 +31,20 @@ use Nexus\Worker\Workers;
  *     POST /counter/{name}/increment  {"name":"...","value":N}
  *     GET  /counter/{name}            {"name":"...","value":N}
  *
- * Each counter is an event-sourced actor named after it (/user/counter/{name}), created on first
+ * Each counter is an event-sourced entity named after it (/user/counter/{name}), created on first
  * use on the worker that owns its name, so counts stay exact whichever worker a request lands
- * on. Its increments are stored ($persistence: `nexus serve` keeps them in var/nexus.sqlite, or
+ * on; an idle one is passivated and recovers from its events on its next request. Its increments are stored ($persistence: `nexus serve` keeps them in var/nexus.sqlite, or
  * PostgreSQL with --store); an increment is answered once it is stored, and one the store could
  * not take gets 503. Without $persistence the counters live in this process's memory.
  */
 final class DemoApp
 {
-    public static function configure(Application $app, ActorSystem $system, ?Workers $workers = null, ?Persistence $persistence = null): void
+    /**
+     * @param EntitySettings $counterSettings how the counters passivate (EntitySettings: idle after 120 s, 100,000 per worker)
+     *
+     * @return EntityKind the counters
+     */
+    public static function configure(Application $app, ActorSystem $system, ?Workers $workers = null, ?Persistence $persistence = null, EntitySettings $counterSettings = new EntitySettings()): EntityKind
     {
         $workers ??= Workers::single($system);
         $persistence ??= Persistence::inMemory($system);
@@ -45,7 +52,7 @@ final class DemoApp
             $persistence->types->register(Incremented::class, 'demo.counter.incremented');
         }
         $workers->registerMessage(CommandFailed::class);
-        $counters = $workers->kind('counter', static fn(string $name) => self::counter($persistence, $name));
+        $counters = $workers->kind('counter', static fn(string $name) => self::counter($persistence, $name), $counterSettings);
 
         $app->get('/', static fn(): string => 'Hello, world!');
         $app->get('/hello/{name}', static fn(string $name): array => ['message' => "Hello, {$name}!"]);
@@ -62,6 +69,8 @@ final class DemoApp
             '/counter/{name:[A-Za-z0-9_.-]+}',
             static fn(string $name): array => ['name' => $name, 'value' => self::ask($counters->ref($name), 'get')],
         );
+
+        return $counters;
     }
 
     private static function counter(Persistence $persistence, string $name): Behavior

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Tests\Integration\Persistence;
 
 use Nexus\Persistence\Store\Postgres\PostgresUrl;
+use Nexus\Worker\RendezvousHash;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -67,6 +68,33 @@ final class ServeDurableCountersTest extends TestCase
         $base = $this->start(['--workers=2']);
         foreach (['c1', 'c2', 'c3', 'c4', 'c5'] as $i => $name) {
             self::assertSame(['name' => $name, 'value' => $i + 2], $this->json('POST', "{$base}/counter/{$name}/increment"), "{$name} after a restart");
+        }
+    }
+
+    public function testWithTwoWorkersIdleCountersPassivateAndRecoverOnTheirNextIncrement(): void
+    {
+        $base = $this->start(['--workers=2', __DIR__ . '/Fixture/passivating-counters-app.php']);
+        $names = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
+        $owners = array_unique(array_map(static fn(string $name): int => RendezvousHash::owner("counter/{$name}", 2), $names));
+        self::assertCount(2, $owners, 'the counters live on both workers');
+        foreach ($names as $i => $name) {
+            $this->increment($base, $name, $i + 1);
+        }
+
+        // Each worker, asked on a new connection each time, says how many counters it holds.
+        $idle = [];
+        $deadline = microtime(true) + 20.0;
+        while (\count($idle) < 2 && microtime(true) < $deadline) {
+            $entities = $this->json('GET', "{$base}/entities");
+            if ($entities['active'] === 0 && \is_int($entities['worker'])) {
+                $idle[$entities['worker']] = true;
+            }
+            $this->waitForOutput();
+        }
+        self::assertCount(2, $idle, 'both workers passivated their idle counters');
+
+        foreach ($names as $i => $name) {
+            self::assertSame(['name' => $name, 'value' => $i + 2], $this->json('POST', "{$base}/counter/{$name}/increment"), "{$name} recovered from its events");
         }
     }
 
