@@ -22,6 +22,8 @@ use Nexus\Persistence\CommandFailed;
 use Nexus\Persistence\Effect;
 use Nexus\Persistence\Persistence;
 use Nexus\Worker\Topics;
+use Nexus\Worker\EntityKind;
+use Nexus\Worker\EntitySettings;
 use Nexus\Worker\Workers;
 
 /**
@@ -36,9 +38,9 @@ use Nexus\Worker\Workers;
  *     GET  /ws/chat/{room}            WebSocket: each text message goes to everybody in the room
  *     GET  /chat?room=lobby           a page that joins a room and shows its messages
  *
- * Each counter is an event-sourced actor named after it (/user/counter/{name}), created on first
+ * Each counter is an event-sourced entity named after it (/user/counter/{name}), created on first
  * use on the worker that owns its name, so counts stay exact whichever worker a request lands
- * on. Its increments are stored ($persistence: `nexus serve` keeps them in var/nexus.sqlite, or
+ * on; an idle one is passivated and recovers from its events on its next request. Its increments are stored ($persistence: `nexus serve` keeps them in var/nexus.sqlite, or
  * PostgreSQL with --store); an increment is answered once it is stored, and one the store could
  * not take gets 503. Without $persistence the counters live in this process's memory.
  */
@@ -46,7 +48,12 @@ final class DemoApp
 {
     private static ?string $chatPage = null;
 
-    public static function configure(Application $app, ActorSystem $system, ?Workers $workers = null, ?Persistence $persistence = null): void
+    /**
+     * @param EntitySettings $counterSettings how the counters passivate (EntitySettings: idle after 120 s, 100,000 per worker)
+     *
+     * @return EntityKind the counters
+     */
+    public static function configure(Application $app, ActorSystem $system, ?Workers $workers = null, ?Persistence $persistence = null, EntitySettings $counterSettings = new EntitySettings()): EntityKind
     {
         $workers ??= Workers::single($system);
         $persistence ??= Persistence::inMemory($system);
@@ -54,7 +61,7 @@ final class DemoApp
             $persistence->types->register(Incremented::class, 'demo.counter.incremented');
         }
         $workers->registerMessage(CommandFailed::class);
-        $counters = $workers->kind('counter', static fn(string $name) => self::counter($persistence, $name));
+        $counters = $workers->kind('counter', static fn(string $name) => self::counter($persistence, $name), $counterSettings);
 
         $app->get('/', static fn(): string => 'Hello, world!');
         $app->get('/hello/{name}', static fn(string $name): array => ['message' => "Hello, {$name}!"]);
@@ -72,6 +79,8 @@ final class DemoApp
             static fn(string $name): array => ['name' => $name, 'value' => self::ask($counters->ref($name), 'get')],
         );
         self::webSockets($app, $system, $workers);
+
+        return $counters;
     }
 
     /**

@@ -11,6 +11,7 @@ use Nexus\Actor\Exception\InvalidActorNameException;
 use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Props;
 use Nexus\Worker\Codec\MessageClasses;
+use Nexus\Worker\Internal\EntityRegion;
 use Nexus\Worker\Internal\Mesh;
 
 /**
@@ -114,22 +115,32 @@ final class Workers
 
     /**
      * Declares a kind of entity: many actors of one behavior, one per id, each placed on the
-     * worker that owns "$kind/$id" and started there when its first message arrives.
+     * worker that owns "$kind/$id" and started there when its first message arrives. An entity
+     * idle for $settings->idleTimeout is passivated (stopped; a persistent one after its write
+     * in flight) and started again by its next message; at most $settings->maxActive are alive
+     * per worker (see EntitySettings). No message is lost to a passivation: what reaches an
+     * entity while it stops goes to its next incarnation, in order.
      *
      * @param \Closure(string): (Props|Behavior) $factory the behavior of the entity with that id
      */
-    public function kind(string $kind, \Closure $factory): EntityKind
+    public function kind(string $kind, \Closure $factory, EntitySettings $settings = new EntitySettings()): EntityKind
     {
         self::checkName($kind);
-        $region = $this->system->spawn(Behavior::ignore(), $kind);
         $mesh = $this->mesh;
         if ($mesh !== null) {
-            $mesh->addKind($region->path(), $factory);
-            $mesh->handOff->place($kind, $region instanceof LocalActorRef ? $region : null);
-            $factory = static fn(string $id): Props|Behavior => $mesh->handOff->gated($factory($id));
+            $inner = $factory;
+            $factory = static fn(string $id): Props|Behavior => $mesh->handOff->gated($inner($id));
+        }
+        $region = new EntityRegion($this, $kind, $factory, $settings);
+        $ref = $this->system->spawn($region->behavior(), $kind);
+        \assert($ref instanceof LocalActorRef);
+        $region->attach($ref);
+        if ($mesh !== null) {
+            $mesh->addKind($ref->path(), $region->local(...));
+            $mesh->handOff->place($kind, $ref);
         }
 
-        return new EntityKind($this, $kind, $region, $factory);
+        return new EntityKind($this, $kind, $region);
     }
 
     /**

@@ -71,7 +71,7 @@ final class Mesh
     private array $localRefs = [];
     /** @var array<string, RemoteActorRef> */
     private array $remoteRefs = [];
-    /** @var array<string, \Closure(string): (Props|Behavior)> entity factories by region path */
+    /** @var array<string, \Closure(string): ?LocalActorRef> the entity of an id (started if need be), by region path */
     private array $kinds = [];
     private ?Listener $listener = null;
     /** @var array<int, InboundLink> */
@@ -243,9 +243,12 @@ final class Mesh
     /**
      * @param \Closure(string): (Props|Behavior) $factory
      */
-    public function addKind(string $regionPath, \Closure $factory): void
+    /**
+     * @param \Closure(string): ?LocalActorRef $resolve the entity of that id (started if need be), or null
+     */
+    public function addKind(string $regionPath, \Closure $resolve): void
     {
-        $this->kinds[$regionPath] = $factory;
+        $this->kinds[$regionPath] = $resolve;
     }
 
     public function remoteRef(int $worker, string $path): RemoteActorRef
@@ -638,13 +641,8 @@ final class Mesh
         if ($ref === null) {
             $slash = strrpos($path, '/');
             $regionPath = $slash === false ? '' : substr($path, 0, $slash);
-            $factory = $this->kinds[$regionPath] ?? null;
-            $region = $factory === null ? null : $this->system->lookup($regionPath);
-            if (!$region instanceof LocalActorRef) {
-                return null;
-            }
-            $id = substr($path, $slash + 1);
-            $ref = $region->cell->spawn($this->handOff->gated($factory($id)), $id);
+            $entity = $slash === false ? null : ($this->kinds[$regionPath] ?? null);
+            $ref = $entity === null ? null : $entity(substr($path, $slash + 1));
         }
         if (!$ref instanceof LocalActorRef) {
             return null;
