@@ -199,24 +199,14 @@ final class ServeDurableCountersTest extends TestCase
         }
         $acked = static fn(): int => $ledger->totals()['counter']['acked'];
         $scenario = $loop->async(function () use ($loop, $acked, $master, $store, $port, $clients): null {
-            $this->until($loop, static fn(): bool => $acked() >= self::LOAD_STEP, 'increments answered before the kill');
-            $killed = self::children($master)[0] ?? self::fail('no worker to kill');
-            posix_kill($killed, \SIGKILL);
-            $this->until($loop, static fn(): bool => \count(self::children($master)) === 2 && !\in_array($killed, self::children($master), true), 'the master replaces the killed worker');
-            $this->moreLoad($loop, $acked, 'after the kill');
-
-            $before = self::children($master);
-            posix_kill($master, \SIGHUP);
-            $this->until($loop, static fn(): bool => \count(self::children($master)) === 2 && array_intersect(self::children($master), $before) === [], 'the reload replaces both workers');
-            $this->moreLoad($loop, $acked, 'after the reload');
-
-            posix_kill($master, \SIGTERM);
-            $this->until($loop, fn(): bool => !proc_get_status($this->process ?? throw new \LogicException('not started'))['running'], 'the server stops');
-            $this->kill();
-            $this->start(['--workers=2', ...$store], $port);
-            $this->moreLoad($loop, $acked, 'after the restart');
-            foreach ($clients as $client) {
-                $client->stop();
+            try {
+                $this->faults($loop, $acked, $master, $store, $port);
+            } finally {
+                // Stopped whatever happened, so that a failed step is reported as itself, not as
+                // clients that never finish.
+                foreach ($clients as $client) {
+                    $client->stop();
+                }
             }
 
             return null;
@@ -256,6 +246,36 @@ final class ServeDurableCountersTest extends TestCase
     /**
      * Waits, inside the load's loop, until LOAD_STEP more increments were answered 200.
      *
+     * @param \Closure(): int $acked
+     */
+    /**
+     * The faults of underFaults(), each after more increments were answered: kill -9 of a worker,
+     * a reload, a stop and a start.
+     *
+     * @param \Closure(): int $acked
+     * @param list<string> $store
+     */
+    private function faults(Loop $loop, \Closure $acked, int $master, array $store, int $port): void
+    {
+        $this->until($loop, static fn(): bool => $acked() >= self::LOAD_STEP, 'increments answered before the kill');
+        $killed = self::children($master)[0] ?? self::fail('no worker to kill');
+        posix_kill($killed, \SIGKILL);
+        $this->until($loop, static fn(): bool => \count(self::children($master)) === 2 && !\in_array($killed, self::children($master), true), 'the master replaces the killed worker');
+        $this->moreLoad($loop, $acked, 'after the kill');
+
+        $before = self::children($master);
+        posix_kill($master, \SIGHUP);
+        $this->until($loop, static fn(): bool => \count(self::children($master)) === 2 && array_intersect(self::children($master), $before) === [], 'the reload replaces both workers');
+        $this->moreLoad($loop, $acked, 'after the reload');
+
+        posix_kill($master, \SIGTERM);
+        $this->until($loop, fn(): bool => !proc_get_status($this->process ?? throw new \LogicException('not started'))['running'], 'the server stops');
+        $this->kill();
+        $this->start(['--workers=2', ...$store], $port);
+        $this->moreLoad($loop, $acked, 'after the restart');
+    }
+
+    /**
      * @param \Closure(): int $acked
      */
     private function moreLoad(Loop $loop, \Closure $acked, string $when): void
