@@ -10,6 +10,7 @@ use Nexus\Postgres\Exception\PgConnectionException;
 use Nexus\Postgres\Exception\PgException;
 use Nexus\Postgres\Exception\PgParameterException;
 use Nexus\Postgres\Exception\PgQueryException;
+use Nexus\Postgres\Exception\PgServerUnavailableException;
 use Nexus\Postgres\Exception\PgQueryTimeoutException;
 use Nexus\Postgres\Internal\ParameterEncoder;
 use Nexus\Postgres\Internal\PendingStatement;
@@ -865,8 +866,9 @@ final class PgConnection
             $message .= " Hint: {$hint}";
         }
         $message .= ' Query: ' . self::excerpt($sql);
+        $class = PgServerUnavailableException::isTransient($sqlState) ? PgServerUnavailableException::class : PgQueryException::class;
 
-        return new PgQueryException(
+        return new $class(
             $message,
             $sqlState,
             $primary,

@@ -8,10 +8,12 @@ use Nexus\Postgres\Exception\PgConnectionException;
 use Nexus\Postgres\Exception\PgConnectTimeoutException;
 use Nexus\Postgres\Exception\PgQueryException;
 use Nexus\Postgres\Exception\PgQueryTimeoutException;
+use Nexus\Postgres\Exception\PgServerUnavailableException;
 use Nexus\Postgres\PgConfig;
 use Nexus\Postgres\PgConnection;
 use Nexus\Postgres\PgNotification;
 use Nexus\Postgres\PgResult;
+use Nexus\Runtime\Exception\TransientException;
 
 final class PgConnectionTest extends PostgresTestCase
 {
@@ -172,6 +174,30 @@ final class PgConnectionTest extends PostgresTestCase
             self::assertSame('25P02', $e->sqlState);
         }
         self::assertSame(0, $db->query('SELECT count(*)::int FROM tx_quiet')->scalar());
+    }
+
+    public function testErrorsThatPassAreTransientAndOthersAreNot(): void
+    {
+        $db = $this->connect();
+        // The server raises each SQLSTATE itself; a handler letting such an error escape answers 503.
+        foreach (['40001', '40P01', '57P03', '53300', '08006'] as $sqlState) {
+            try {
+                $db->query("DO \$\$ BEGIN RAISE EXCEPTION 'passing trouble' USING ERRCODE = '{$sqlState}'; END \$\$");
+                self::fail("{$sqlState} must be reported");
+            } catch (PgQueryException $e) {
+                self::assertInstanceOf(PgServerUnavailableException::class, $e, $sqlState);
+                self::assertInstanceOf(TransientException::class, $e, $sqlState);
+                self::assertSame($sqlState, $e->sqlState);
+            }
+        }
+        try {
+            $db->query('SELECT 1/0');
+            self::fail('a division by zero must be reported');
+        } catch (PgQueryException $e) {
+            self::assertSame('22012', $e->sqlState);
+            self::assertNotInstanceOf(TransientException::class, $e, 'retrying does not help');
+        }
+        self::assertSame(1, $db->query('SELECT 1')->scalar(), 'the connection is still usable');
     }
 
     public function testSqlStateOfAUniqueViolationAndASyntaxError(): void
