@@ -72,8 +72,9 @@ final class TraceAcrossWorkersTest extends TestCase
 
             $turns = [];
             foreach ($spans as $span) {
-                if ($span['name'] === 'process string') {
-                    $turns[(string) $span['attributes']['nexus.actor.path']] = $span;
+                $path = $span['attributes']['nexus.actor.path'] ?? null;
+                if ($span['name'] === 'process string' && \is_string($path)) {
+                    $turns[$path] = $span;
                 }
             }
             self::assertArrayHasKey('/user/echo', $turns);
