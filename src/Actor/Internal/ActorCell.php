@@ -207,7 +207,7 @@ final class ActorCell implements ActorContext, Runnable
         }
     }
 
-    private function invoke(mixed $message, ?ActorRef $sender, ?Span $span = null): void
+    private function invoke(mixed $message, ?ActorRef $sender): void
     {
         if ($message instanceof AutoReceived) {
             $this->autoReceive($message, $sender);
@@ -233,7 +233,6 @@ final class ActorCell implements ActorContext, Runnable
                 }
             }
         } catch (\Throwable $e) {
-            $span?->fail($e);
             $this->fail($e);
         }
     }
@@ -260,10 +259,43 @@ final class ActorCell implements ActorContext, Runnable
         );
         $scheduler->trace = $span?->context() ?? $traced->context;
         try {
-            $this->invoke($message, $sender, $span);
+            if ($span === null) {
+                $this->invoke($message, $sender);
+            } else {
+                $this->invokeInSpan($message, $sender, $span);
+            }
         } finally {
             $scheduler->trace = $previous;
             $span?->end();
+        }
+    }
+
+    /**
+     * invoke() for a user message with a span, which a failure marks: the same steps, kept apart
+     * so that the untraced path stays as it is.
+     */
+    private function invokeInSpan(mixed $message, ?ActorRef $sender, Span $span): void
+    {
+        $this->currentMessage = $message;
+        $this->currentSender = $sender;
+        try {
+            \assert($this->handler !== null);
+            if ($this->state !== Stateless::Instance) {
+                $next = ($this->handler)($this->state, $message, $this);
+                if (!$next instanceof Behavior) {
+                    $this->state = $next;
+                } elseif ($next->kind !== BehaviorKind::Same) {
+                    $this->transition($next, $message);
+                }
+            } else {
+                $next = ($this->handler)($message, $this);
+                if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same) {
+                    $this->transition($next, $message);
+                }
+            }
+        } catch (\Throwable $e) {
+            $span->fail($e);
+            $this->fail($e);
         }
     }
 
