@@ -19,8 +19,9 @@ final class TracingExampleTest extends TestCase
     {
         $doc = (string) file_get_contents(self::ROOT . '/docs/observability.md');
         $section = substr($doc, (int) strpos($doc, '### A trace you can run'));
-        preg_match('/```text\n(.*?)```/s', $section, $match);
-        self::assertArrayHasKey(1, $match, 'the section shows the output in a text block');
+        if (preg_match('/```text\n(.*?)```/s', $section, $match) !== 1) {
+            self::fail('The section shows the output in a text block.');
+        }
 
         $run = PhpProcess::run(['examples/tracing.php'], self::ROOT);
 
