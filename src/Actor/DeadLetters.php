@@ -6,6 +6,7 @@ namespace Nexus\Actor;
 
 use Nexus\Actor\Event\DeadLetter;
 use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Actor\Message\Traced;
 use Nexus\Runtime\Loop;
 use Psr\Log\LoggerInterface;
 
@@ -42,6 +43,9 @@ final class DeadLetters
 
     public function publish(mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): void
     {
+        if ($message instanceof Traced) {
+            $message = $message->message; // the envelope of a traced send is not what was lost
+        }
         ++$this->count;
         $this->byReason[$reason->value] = ($this->byReason[$reason->value] ?? 0) + 1;
         if ($this->eventStream->hasSubscribers(DeadLetter::class)) {

@@ -15,6 +15,9 @@ use Nexus\Log\StderrLogger;
 use Nexus\Persistence\StoreLocation;
 use Nexus\Runtime\Driver\DriverFactory;
 use Nexus\Runtime\Loop;
+use Nexus\Telemetry\Telemetry;
+use Nexus\Telemetry\TelemetryConfig;
+use Nexus\Telemetry\TelemetryConfigurationException;
 use Nexus\Worker\Exception\PoolStartException;
 use Nexus\Worker\HttpWorker;
 use Nexus\Worker\PoolOptions;
@@ -77,6 +80,16 @@ final class ServeCommand implements Command, HasUsage
             }
         : AppFile::load($options->appFile, $store);
         $serverOptions = new ServerOptions(handlerTimeout: $options->handlerTimeout, allowedHosts: $options->allowedHosts);
+        try {
+            $tracing = TelemetryConfig::fromEnvironment(); // checked here, before any worker starts
+        } catch (TelemetryConfigurationException $e) {
+            fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
+
+            return self::FAILURE;
+        }
+        if ($tracing !== null) {
+            fwrite($stdout, "Traces go to {$tracing->endpoint} ({$tracing->protocol->value}, service {$tracing->serviceName}).\n");
+        }
         fwrite($stdout, "Durable actors are kept in {$store->describe()}.\n");
         $poolOptions = new PoolOptions(
             workers: $options->workers,
@@ -94,7 +107,10 @@ final class ServeCommand implements Command, HasUsage
         $loop->collectCyclesInBatches();
         $logger = new StderrLogger();
         $system = new ActorSystem('nexus', $logger, $loop);
+        $telemetry = $tracing === null ? null : new Telemetry($loop, $tracing, $logger);
+        $telemetry?->install();
         $app = new Application($system, logger: $logger);
+        $telemetry?->instrument($app);
         $configure($app, $system, Workers::single($system));
         $server = new HttpServer($loop, $app->handler(), $serverOptions, $logger);
         try {
@@ -126,6 +142,7 @@ final class ServeCommand implements Command, HasUsage
             self::loopDescription($loop, $server->maxConnections()),
         ));
         $system->run();
+        $telemetry?->shutdown();
         foreach ($watchers as $watcher) {
             $loop->cancel($watcher);
         }

@@ -8,6 +8,8 @@ use Nexus\Actor\ActorSystem;
 use Nexus\Http\Handler\HandlerFactory;
 use Nexus\Http\Middleware\ErrorHandler;
 use Nexus\Http\Middleware\Pipeline;
+use Nexus\Http\Middleware\RouteTemplate;
+use Nexus\Http\Middleware\TraceRequests;
 use Nexus\Http\Psr\PsrMiddleware;
 use Nexus\Http\Routing\RouteDefinition;
 use Nexus\Http\Routing\RouteDefinitionException;
@@ -47,6 +49,8 @@ final class Application
     private array $middleware = [];
     private ?RequestHandler $handler = null;
     private ?UrlGenerator $urls = null;
+    /** A TraceRequests middleware is installed: routes record their template (RouteTemplate). */
+    private bool $routeTemplates = false;
 
     public function __construct(
         private readonly ?ActorSystem $system = null,
@@ -123,6 +127,7 @@ final class Application
         }
         foreach ($middleware as $item) {
             $this->middleware[] = PsrMiddleware::native($item);
+            $this->routeTemplates = $this->routeTemplates || $item instanceof TraceRequests;
         }
 
         return $this;
@@ -168,7 +173,11 @@ final class Application
             $handler = $definition->handler instanceof WebSocketRoute
                 ? $definition->handler->compile($factory, $definition->pattern, $label, $this->logger)
                 : $factory->create($definition->handler, $definition->pattern, $label);
-            $targets[] = new RouteTarget($definition->methods, $definition->pattern, Pipeline::wrap($definition->pipeline(), $handler), $label);
+            $pipeline = $definition->pipeline();
+            if ($this->routeTemplates) {
+                array_unshift($pipeline, new RouteTemplate($definition->pattern->pattern));
+            }
+            $targets[] = new RouteTarget($definition->methods, $definition->pattern, Pipeline::wrap($pipeline, $handler), $label);
         }
         $router = Router::compile($targets);
         $this->routes->routes->freeze();

@@ -19,6 +19,10 @@ use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Exception\CancelledException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Trace\SpanKind;
+use Nexus\Trace\TraceContext;
+use Nexus\Trace\Tracer;
+use Nexus\Trace\Tracing;
 use PgSql\Connection;
 use PgSql\Result;
 
@@ -410,8 +414,54 @@ final class PgConnection
         } else {
             $this->queue[$this->tail++] = $statement;
         }
+        $trace = $this->loop->scheduler()->trace;
+        if ($trace !== null && Tracing::$tracer !== null) {
+            return $this->traced($deferred->future(), $sql, $trace, Tracing::$tracer);
+        }
 
         return $deferred->future();
+    }
+
+    /**
+     * The statement's future, seen through a client span (db.system, db.statement cut to
+     * Tracing::MAX_STATEMENT bytes; parameters are never recorded) that ends when it settles.
+     *
+     * @param Future<mixed> $future
+     *
+     * @return Future<mixed>
+     */
+    private function traced(Future $future, string $sql, TraceContext $parent, Tracer $tracer): Future
+    {
+        $operation = strtoupper((string) strtok(ltrim($sql, " \t\r\n("), " \t\r\n(;"));
+        if ($operation === '' || \strlen($operation) > 32 || !ctype_alpha($operation)) {
+            $operation = '';
+        }
+        $database = $this->config->database;
+        $attributes = [
+            'db.system' => 'postgresql',
+            'db.name' => $database,
+            'db.statement' => Tracing::statement($sql),
+            'server.address' => $this->config->host,
+            'server.port' => $this->config->port,
+        ];
+        if ($operation !== '') {
+            $attributes['db.operation'] = $operation;
+        }
+        $span = $tracer->startSpan($operation === '' ? "postgresql {$database}" : "{$operation} {$database}", SpanKind::Client, $parent, $attributes);
+        /** @var Deferred<mixed> $outer */
+        $outer = new Deferred($this->loop);
+        $future->onSettle(static function (?\Throwable $error, mixed $value) use ($span, $outer): void {
+            if ($error !== null) {
+                $span->fail($error);
+                $span->end();
+                $outer->reject($error);
+            } else {
+                $span->end();
+                $outer->resolve($value);
+            }
+        });
+
+        return $outer->future();
     }
 
     private function start(PendingStatement $statement): void

@@ -89,13 +89,23 @@ final class PgPool
         }
         /** @var Deferred<PgResult> $deferred */
         $deferred = new Deferred($this->loop);
-        $this->pool->acquire($cancellation)->onSettle(function (?\Throwable $error, mixed $connection) use ($deferred, $sql, $params, $cancellation): void {
+        // The query is sent later, from the loop: it keeps the trace of the task that asked for it.
+        $trace = $this->loop->scheduler()->trace;
+        $this->pool->acquire($cancellation)->onSettle(function (?\Throwable $error, mixed $connection) use ($deferred, $sql, $params, $cancellation, $trace): void {
             if (!$connection instanceof PgConnection) {
                 $deferred->reject($error ?? new PgConnectionException('The pool gave no connection.'));
 
                 return;
             }
-            $connection->queryAsync($sql, $params, $cancellation)->onSettle(function (?\Throwable $error, mixed $result) use ($connection, $deferred): void {
+            $scheduler = $this->loop->scheduler();
+            $previous = $scheduler->trace;
+            $scheduler->trace = $trace;
+            try {
+                $query = $connection->queryAsync($sql, $params, $cancellation);
+            } finally {
+                $scheduler->trace = $previous;
+            }
+            $query->onSettle(function (?\Throwable $error, mixed $result) use ($connection, $deferred): void {
                 $this->pool->release($connection);
                 if ($result instanceof PgResult) {
                     $deferred->resolve($result);

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Runtime;
 
+use Nexus\Trace\TraceContext;
+
 /**
  * The run queue and its worker fibers.
  *
@@ -23,6 +25,10 @@ namespace Nexus\Runtime;
  * request under its handler's time limit) runs under itself, which costs it nothing until it
  * waits; any runnable can also set one (setCancellation()). It is kept across the runnable's
  * waits, like the current actor.
+ *
+ * $trace is the trace context of the task running now (an HTTP request or an actor's message
+ * being traced), null when it is not traced (always, with tracing off). It is kept across the
+ * task's waits too, and is null for whatever the loop runs while the task waits.
  */
 final class Scheduler
 {
@@ -59,6 +65,12 @@ final class Scheduler
      * The actor whose handler runs right now (the implicit sender of what it tells), if any.
      */
     public ?Runnable $current = null;
+
+    /**
+     * The trace context of the running task: what it sends and queries carry as their parent.
+     * Whoever sets it puts the previous value back when its work ends.
+     */
+    public ?TraceContext $trace = null;
 
     public function __construct(private readonly int $budget = 256)
     {
@@ -154,6 +166,7 @@ final class Scheduler
                 }
                 $this->current = null;
                 $this->cancellation = null;
+                $this->trace = null;
 
                 throw $e;
             }
@@ -203,6 +216,8 @@ final class Scheduler
         $current = $this->current;
         $cancellation = $this->cancellation();
         $this->cancellation = null;
+        $trace = $this->trace;
+        $this->trace = null; // what runs while this task waits is not part of its trace
         if ($fiber === $this->dispatcher) {
             $this->dispatcher = null;
             if (++$this->waiting > $this->keep >> 1) {
@@ -217,6 +232,7 @@ final class Scheduler
         } finally {
             $this->current = $current;
             $this->cancellation = $cancellation;
+            $this->trace = $trace;
         }
     }
 

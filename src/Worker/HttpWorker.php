@@ -12,6 +12,7 @@ use Nexus\Io\ListenOptions;
 use Nexus\Log\ContextLogger;
 use Nexus\Log\StderrLogger;
 use Nexus\Runtime\Loop;
+use Nexus\Telemetry\Telemetry;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -44,8 +45,12 @@ final class HttpWorker implements WorkerMain
         $loop->collectCyclesInBatches();
         $logger = new ContextLogger($this->logger ?? new StderrLogger(), ['worker' => $context->id]);
         $system = new ActorSystem("nexus-worker-{$context->id}", $logger, $loop);
+        // Tracing when the OTEL_* variables ask for it (off by default): see docs/observability.md.
+        $telemetry = Telemetry::fromEnvironment($loop, $logger, resource: ['nexus.worker' => $context->id]);
+        $telemetry?->install();
         $workers = $context->join($system);
         $app = new Application($system, logger: $logger);
+        $telemetry?->instrument($app);
         ($this->configure)($app, $system, $workers);
         $server = new HttpServer($loop, $app->handler(), $this->serverOptions, $logger);
         $listener = $context->httpListener($loop, new ListenOptions(
@@ -72,6 +77,7 @@ final class HttpWorker implements WorkerMain
         $this->watchRecycling($loop, $server, $context);
         $context->ready();
         $system->run();
+        $telemetry?->shutdown();
         $context->drain();
         foreach ($watchers as $watcher) {
             $loop->cancel($watcher);

@@ -9,6 +9,7 @@ use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Internal\ActorCell;
 use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Internal\RemoteWatchable;
+use Nexus\Actor\Message\Traced;
 use Nexus\Actor\ReplyAddress;
 use Nexus\Runtime\Future;
 use Nexus\Worker\Internal\Mesh;
@@ -41,18 +42,25 @@ final class RemoteActorRef implements RemoteWatchable, ReplyAddress
 
     public function tell(mixed $message, ?ActorRef $sender = null): void
     {
+        $scheduler = $this->mesh->system->scheduler;
         if ($sender === null) {
-            $current = $this->mesh->system->scheduler->current;
+            $current = $scheduler->current;
             if ($current instanceof ActorCell) {
                 $sender = $current->ref;
             }
+        }
+        // A reply to an asker (a /temp address) is never wrapped: the ask's future gets the message.
+        if ($scheduler->trace !== null && !str_starts_with($this->path, ReplyAddresses::PREFIX)) {
+            $message = new Traced($message, $scheduler->trace);
         }
         $this->mesh->send($this->worker, $this->path, $message, $sender);
     }
 
     public function ask(mixed $message, float $timeout = 5.0): Future
     {
-        return $this->mesh->ask($this->worker, $this->path, $message, $timeout);
+        $trace = $this->mesh->system->scheduler->trace;
+
+        return $this->mesh->ask($this->worker, $this->path, $trace === null ? $message : new Traced($message, $trace), $timeout);
     }
 
     public function undeliverable(DeadLetterReason $reason, string $recipient): void

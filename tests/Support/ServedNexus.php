@@ -24,12 +24,13 @@ final class ServedNexus
     ) {}
 
     /**
-     * @param list<string> $arguments after "serve" (--port=0 is added)
+     * @param list<string>          $arguments after "serve" (--port=0 is added)
+     * @param array<string, string> $env       variables added to this process's environment
      */
-    public static function start(array $arguments, float $timeout = 20.0): self
+    public static function start(array $arguments, float $timeout = 20.0, array $env = []): self
     {
         $command = [\PHP_BINARY, 'bin/nexus', 'serve', '--port=0', ...$arguments];
-        $process = proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::ROOT);
+        $process = proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::ROOT, $env === [] ? null : $env + getenv());
         if (!\is_resource($process)) {
             throw new \RuntimeException('Could not start ' . implode(' ', $command));
         }

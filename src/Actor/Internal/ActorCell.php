@@ -31,6 +31,7 @@ use Nexus\Actor\Message\Kill;
 use Nexus\Actor\Message\PoisonPill;
 use Nexus\Actor\Message\ReceiveTimeout;
 use Nexus\Actor\Message\Terminated;
+use Nexus\Actor\Message\Traced;
 use Nexus\Actor\Props;
 use Nexus\Actor\ReplyAddress;
 use Nexus\Actor\Signal\PostRestart;
@@ -46,6 +47,9 @@ use Nexus\Log\ContextLogger;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Loop;
 use Nexus\Runtime\Runnable;
+use Nexus\Trace\Span;
+use Nexus\Trace\SpanKind;
+use Nexus\Trace\Tracing;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -233,9 +237,88 @@ final class ActorCell implements ActorContext, Runnable
         }
     }
 
+    /**
+     * A message sent from traced work: handled under its trace context, in a span of its own
+     * when a tracer is installed (messages of the runtime's own, such as PoisonPill, get none).
+     */
+    private function receiveTraced(Traced $traced, ?ActorRef $sender): void
+    {
+        $message = $traced->message;
+        $scheduler = $this->system->scheduler;
+        $previous = $scheduler->trace;
+        $tracer = Tracing::$tracer;
+        $span = $tracer === null || $message instanceof AutoReceived ? null : $tracer->startSpan(
+            'process ' . get_debug_type($message),
+            SpanKind::Consumer,
+            $traced->context,
+            [
+                'nexus.actor.path' => $this->path,
+                'nexus.actor.kind' => $this->kind(),
+                'nexus.message.type' => get_debug_type($message),
+            ],
+        );
+        $scheduler->trace = $span?->context() ?? $traced->context;
+        try {
+            if ($span === null) {
+                $this->invoke($message, $sender);
+            } else {
+                $this->invokeInSpan($message, $sender, $span);
+            }
+        } finally {
+            $scheduler->trace = $previous;
+            $span?->end();
+        }
+    }
+
+    /**
+     * invoke() for a user message with a span, which a failure marks: the same steps, kept apart
+     * so that the untraced path stays as it is.
+     */
+    private function invokeInSpan(mixed $message, ?ActorRef $sender, Span $span): void
+    {
+        $this->currentMessage = $message;
+        $this->currentSender = $sender;
+        try {
+            \assert($this->handler !== null);
+            if ($this->state !== Stateless::Instance) {
+                $next = ($this->handler)($this->state, $message, $this);
+                if (!$next instanceof Behavior) {
+                    $this->state = $next;
+                } elseif ($next->kind !== BehaviorKind::Same) {
+                    $this->transition($next, $message);
+                }
+            } else {
+                $next = ($this->handler)($message, $this);
+                if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same) {
+                    $this->transition($next, $message);
+                }
+            }
+        } catch (\Throwable $e) {
+            $span->fail($e);
+            $this->fail($e);
+        }
+    }
+
+    /**
+     * The kind of actor, for grouping spans: a top-level actor (a child of /user or /system) by
+     * its path, a deeper one as its parent's path with '/*' (the entities of one kind, the
+     * children of one supervisor), so that ids do not make every actor a kind of its own.
+     */
+    private function kind(): string
+    {
+        $parent = $this->parent;
+        if ($parent === null || $parent->parent === null || $parent->parent->parent === null) {
+            return $this->path;
+        }
+
+        return $parent->path . '/*';
+    }
+
     private function autoReceive(AutoReceived $message, ?ActorRef $sender): void
     {
-        if ($message instanceof TimerFired) {
+        if ($message instanceof Traced) {
+            $this->receiveTraced($message, $sender);
+        } elseif ($message instanceof TimerFired) {
             if ($this->extras?->timers?->accept($message) === true) {
                 $this->invoke($message->message, null);
             }
@@ -801,6 +884,9 @@ final class ActorCell implements ActorContext, Runnable
 
     private function deadLetter(mixed $message, ?ActorRef $sender, DeadLetterReason $reason): void
     {
+        if ($message instanceof Traced) {
+            $message = $message->message;
+        }
         $deadLetters = $this->system->deadLetters;
         if ($deadLetters->redirected($message, $sender, $this->path, $reason)) {
             return; // taken over (a worker handing this actor off to its successor forwards it)

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Actor\Internal;
 
 use Nexus\Actor\ActorRef;
+use Nexus\Actor\Message\Traced;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 
@@ -24,11 +25,15 @@ final class LocalActorRef implements ActorRef
 
     public function tell(mixed $message, ?ActorRef $sender = null): void
     {
+        $scheduler = $this->cell->system->scheduler;
         if ($sender === null) {
-            $current = $this->cell->system->scheduler->current;
+            $current = $scheduler->current;
             if ($current instanceof ActorCell) {
                 $sender = $current->ref;
             }
+        }
+        if ($scheduler->trace !== null) {
+            $message = new Traced($message, $scheduler->trace);
         }
         $this->cell->deliver($message, $sender);
     }
@@ -41,7 +46,8 @@ final class LocalActorRef implements ActorRef
         $deferred = new Deferred($loop);
         $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path, $timeout, $message);
         $responder->timer = $loop->delay($timeout, $responder->timedOut(...));
-        $this->cell->deliver($message, $responder);
+        $trace = $system->scheduler->trace;
+        $this->cell->deliver($trace === null ? $message : new Traced($message, $trace), $responder);
 
         return $deferred->future();
     }

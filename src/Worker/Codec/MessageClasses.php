@@ -6,6 +6,8 @@ namespace Nexus\Worker\Codec;
 
 use Nexus\Actor\Message\Kill;
 use Nexus\Actor\Message\PoisonPill;
+use Nexus\Actor\Message\Traced;
+use Nexus\Trace\TraceContext;
 use Nexus\Worker\Exception\MessageTooLargeException;
 use Nexus\Worker\Exception\UnregisteredMessageClassException;
 
@@ -69,6 +71,8 @@ final class MessageClasses
             Internal\RemoteUnwatch::class,
             Internal\RemoteTerminated::class,
             Internal\HandOffComplete::class,
+            Traced::class, // a message sent from traced work, with its trace context
+            TraceContext::class,
         );
     }
 

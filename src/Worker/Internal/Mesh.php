@@ -13,6 +13,7 @@ use Nexus\Actor\Internal\ActorCell;
 use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Internal\RemoteDeathNotice;
 use Nexus\Actor\Mailbox\OverflowPolicy;
+use Nexus\Actor\Message\Traced;
 use Nexus\Actor\Props;
 use Nexus\Io\Connection;
 use Nexus\Io\Listener;
@@ -365,7 +366,7 @@ final class Mesh
             $path,
             $worker,
             $timeout,
-            get_debug_type($message),
+            get_debug_type($message instanceof Traced ? $message->message : $message),
         )));
         try {
             $this->send($worker, $path, $message, $this->remoteRef($this->id, $address));
