@@ -7,16 +7,14 @@ namespace Nexus\Cli;
 use Nexus\Actor\ActorSystem;
 use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
-use Nexus\Http\Server\HttpServer;
 use Nexus\Http\Server\ServerOptions;
-use Nexus\Io\Exception\ListenException;
-use Nexus\Io\ListenOptions;
+use Nexus\Io\Connection;
 use Nexus\Log\StderrLogger;
 use Nexus\Persistence\StoreLocation;
-use Nexus\Runtime\Loop;
 use Nexus\Worker\Exception\PoolStartException;
 use Nexus\Worker\HttpWorker;
 use Nexus\Worker\PoolOptions;
+use Nexus\Worker\WorkerContext;
 use Nexus\Worker\WorkerPool;
 use Nexus\Worker\Workers;
 use Psr\Log\LogLevel;
@@ -89,47 +87,35 @@ final class ServeCommand implements Command, HasUsage
             return $this->runPool($options, $poolOptions, $serverOptions, $configure, $stdout, $stderr);
         }
 
-        $loop = new Loop();
-        $loop->collectCyclesInBatches();
-        $logger = new StderrLogger();
-        $system = new ActorSystem('nexus', $logger, $loop);
-        $app = new Application($system, logger: $logger);
-        $configure($app, $system, Workers::single($system));
-        $server = new HttpServer($loop, $app->handler(), $serverOptions, $logger);
-        try {
-            $server->listen("tcp://{$options->host}:{$options->port}", new ListenOptions(tcpNoDelay: true));
-        } catch (ListenException $e) {
-            fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
+        // One process serves by itself: the same bootstrap as a pool's worker, without a master.
+        $address = str_contains($options->host, ':') && !str_starts_with($options->host, '[') ? "[{$options->host}]" : $options->host;
+        $errno = 0;
+        $errstr = '';
+        $socket = @stream_socket_server(
+            "tcp://{$address}:{$options->port}",
+            $errno,
+            $errstr,
+            \STREAM_SERVER_BIND | \STREAM_SERVER_LISTEN,
+            stream_context_create(['socket' => ['backlog' => 511, 'tcp_nodelay' => true]]),
+        );
+        if ($socket === false) {
+            fwrite($stderr, "nexus serve: Could not listen on tcp://{$address}:{$options->port}: {$errstr}; is the port in use by another program?\n");
 
             return self::FAILURE;
         }
-
-        $stopping = false;
-        $stop = static function (int $signal) use (&$stopping, $server, $system, $stdout): void {
-            if ($stopping) {
-                return;
-            }
-            $stopping = true;
+        $worker = new HttpWorker($configure, $serverOptions, new StderrLogger(), static function (int $signal) use ($stdout): void {
             fwrite($stdout, sprintf("Signal %d: stopping (requests in flight get %.0f s to finish).\n", $signal, self::STOP_DEADLINE));
-            $server->stop(self::STOP_DEADLINE)->onSettle(static function () use ($system): void {
-                $system->shutdown();
-            });
-        };
-        $watchers = [$loop->onSignal(\SIGINT, $stop), $loop->onSignal(\SIGTERM, $stop)];
-
+        });
         fwrite($stdout, sprintf(
             "Nexus is serving %s on %s (1 worker, %s). Stop it with Ctrl+C.\n",
             $options->appFile ?? 'the demo app',
-            str_replace('tcp://', 'http://', $server->address()),
+            str_replace('tcp://', 'http://', (string) Connection::name($socket, false)),
             JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
         ));
-        $system->run();
-        foreach ($watchers as $watcher) {
-            $loop->cancel($watcher);
-        }
+        $code = $worker->run(WorkerContext::standalone($poolOptions, $socket));
         fwrite($stdout, "Stopped.\n");
 
-        return self::SUCCESS;
+        return $code;
     }
 
     /**

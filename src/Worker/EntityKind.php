@@ -8,8 +8,8 @@ use Nexus\Actor\ActorRef;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Exception\ActorStoppingException;
 use Nexus\Actor\Exception\InvalidActorNameException;
-use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Props;
+use Nexus\Actor\Remote\Endpoint;
 
 /**
  * Entities of one kind (see Workers::kind()): ref($id) addresses the entity with that id on
@@ -37,7 +37,7 @@ final class EntityKind
     public function ref(string $id): ActorRef
     {
         $ref = $this->refs[$id] ?? null;
-        if ($ref instanceof LocalActorRef && $ref->cell->status === $ref->cell::TERMINATED) {
+        if ($ref instanceof Endpoint && $ref->isTerminated()) {
             $ref = null;
         }
         if ($ref !== null) {
@@ -48,20 +48,20 @@ final class EntityKind
         }
         $owner = $this->workers->ownerOf("{$this->name}/{$id}");
         if ($owner === $this->workers->id) {
-            \assert($this->region instanceof LocalActorRef);
-            $cell = $this->region->cell;
-            $ref = $cell->child($id);
+            $region = $this->region;
+            \assert($region instanceof Endpoint);
+            $ref = $region->child($id);
             if ($ref === null) {
                 // This worker hands its entities off (a reload): the new worker starts new ones.
                 $successor = $this->workers->handedOff("{$this->region->path()}/{$id}");
                 if ($successor !== null) {
                     return $successor;
                 }
-                if ($cell->status >= $cell::STOPPING) {
+                if ($region->isStopping()) {
                     throw new ActorStoppingException("The {$this->name} entities of this worker are stopping: {$id} cannot start here.");
                 }
             }
-            $ref ??= $cell->spawn(($this->factory)($id), $id);
+            $ref ??= $region->spawnChild(($this->factory)($id), $id);
         } else {
             $ref = $this->workers->remoteRef($owner, "{$this->region->path()}/{$id}");
         }

@@ -15,8 +15,9 @@ use Nexus\Runtime\Loop;
 use Psr\Log\LoggerInterface;
 
 /**
- * A worker that serves an HTTP application: its own loop, actor system and server, on the
- * socket inherited from the master, with the pool's actors reachable through Workers.
+ * The one bootstrap of HTTP serving: its own loop, actor system and server, on the socket
+ * inherited from the master, with the pool's actors reachable through Workers. `nexus serve` runs
+ * it in every worker of a pool, and in a process that serves alone (WorkerContext::standalone()).
  *
  * SIGTERM (or SIGINT, or the master going away) stops it gracefully: its named actors and
  * entities pass to the worker replacing it, if any (a reload); it stops accepting, lets requests
@@ -30,20 +31,24 @@ final class HttpWorker implements WorkerMain
     private const IDLE_GRACE = 1.0;
 
     /**
-     * @param \Closure(Application, ActorSystem, Workers): void $configure declares routes and actors; runs in every worker
+     * @param \Closure(Application, ActorSystem, Workers): void $configure   declares routes and actors; runs in every worker
+     * @param (\Closure(int): void)|null                        $onStopping told the signal that starts a graceful stop
      */
     public function __construct(
         private readonly \Closure $configure,
         private readonly ServerOptions $serverOptions = new ServerOptions(),
         private readonly ?LoggerInterface $logger = null,
+        private readonly ?\Closure $onStopping = null,
     ) {}
 
     public function run(WorkerContext $context): int
     {
         $loop = new Loop();
         $loop->collectCyclesInBatches();
-        $logger = new ContextLogger($this->logger ?? new StderrLogger(), ['worker' => $context->id]);
-        $system = new ActorSystem("nexus-worker-{$context->id}", $logger, $loop);
+        $logger = $context->isStandalone()
+            ? ($this->logger ?? new StderrLogger())
+            : new ContextLogger($this->logger ?? new StderrLogger(), ['worker' => $context->id]);
+        $system = new ActorSystem($context->isStandalone() ? 'nexus' : "nexus-worker-{$context->id}", $logger, $loop);
         $workers = $context->join($system);
         $app = new Application($system, logger: $logger);
         ($this->configure)($app, $system, $workers);
@@ -57,11 +62,15 @@ final class HttpWorker implements WorkerMain
         }
 
         $stopping = false;
-        $stop = static function () use (&$stopping, $server, $system, $context): void {
+        $onStopping = $this->onStopping;
+        $stop = static function (int $signal = 0) use (&$stopping, $server, $system, $context, $onStopping): void {
             if ($stopping) {
                 return;
             }
             $stopping = true;
+            if ($onStopping !== null) {
+                $onStopping($signal);
+            }
             $context->handOff();
             $server->stop($context->options->stopTimeout, self::IDLE_GRACE)->onSettle(static function () use ($system, $context): void {
                 $system->shutdown($context->options->actorStopTimeout);

@@ -6,9 +6,8 @@ namespace Nexus\Worker;
 
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\Event\DeadLetterReason;
-use Nexus\Actor\Internal\ActorCell;
-use Nexus\Actor\Internal\LocalActorRef;
-use Nexus\Actor\Internal\RemoteWatchable;
+use Nexus\Actor\Remote\Endpoint;
+use Nexus\Actor\Remote\RemoteWatchable;
 use Nexus\Actor\ReplyAddress;
 use Nexus\Runtime\Future;
 use Nexus\Worker\Internal\Mesh;
@@ -41,13 +40,7 @@ final class RemoteActorRef implements RemoteWatchable, ReplyAddress
 
     public function tell(mixed $message, ?ActorRef $sender = null): void
     {
-        if ($sender === null) {
-            $current = $this->mesh->system->scheduler->current;
-            if ($current instanceof ActorCell) {
-                $sender = $current->ref;
-            }
-        }
-        $this->mesh->send($this->worker, $this->path, $message, $sender);
+        $this->mesh->send($this->worker, $this->path, $message, $sender ?? $this->mesh->system->currentActor());
     }
 
     public function ask(mixed $message, float $timeout = 5.0): Future
@@ -72,12 +65,12 @@ final class RemoteActorRef implements RemoteWatchable, ReplyAddress
         return $this->worker . ':' . $this->path;
     }
 
-    public function watchFrom(LocalActorRef $watcher): void
+    public function watchFrom(Endpoint $watcher): void
     {
         $this->mesh->watch($this, $watcher);
     }
 
-    public function unwatchFrom(LocalActorRef $watcher): void
+    public function unwatchFrom(Endpoint $watcher): void
     {
         $this->mesh->unwatch($this, $watcher);
     }

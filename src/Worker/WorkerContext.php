@@ -15,7 +15,9 @@ use Psr\Log\LoggerInterface;
 
 /**
  * What a worker process gets from the master: its slot, the pool's secret and runtime
- * directory, its inherited HTTP socket, and the channel to report back on.
+ * directory, its inherited HTTP socket, and the channel to report back on. A process that serves
+ * alone (`nexus serve --workers=1`) runs the same WorkerMain with a standalone() context: no
+ * master, no links, every actor local.
  */
 final class WorkerContext
 {
@@ -28,7 +30,7 @@ final class WorkerContext
 
     /**
      * @param resource|null $httpSocket a listening socket (SO_REUSEPORT) inherited from the master
-     * @param resource      $control    this worker's end of its channel to the master
+     * @param resource|null $control    this worker's end of its channel to the master (null: none)
      *
      * @internal made by WorkerPool
      */
@@ -44,11 +46,32 @@ final class WorkerContext
     ) {}
 
     /**
+     * A process that serves by itself, without a master: a pool of one, listening on $httpSocket.
+     *
+     * @param resource|null $httpSocket a listening socket
+     */
+    public static function standalone(PoolOptions $options, mixed $httpSocket): self
+    {
+        return new self(0, 1, 1, $options, '', '', $httpSocket, null);
+    }
+
+    /**
+     * Whether this process serves alone, without a master.
+     */
+    public function isStandalone(): bool
+    {
+        return $this->control === null;
+    }
+
+    /**
      * Starts this worker's end of the links between workers and returns the pool as the
-     * application sees it.
+     * application sees it (a pool of one for a standalone process).
      */
     public function join(ActorSystem $system): Workers
     {
+        if ($this->control === null) {
+            return Workers::single($system);
+        }
         $system->loop->spinBeforeBlocking($this->options->spin, self::SPIN_WINDOW);
         $classes = new MessageClasses();
         $mesh = new Mesh(
@@ -105,7 +128,7 @@ final class WorkerContext
      */
     public function ready(): void
     {
-        if (!$this->readySent) {
+        if (!$this->readySent && $this->control !== null) {
             $this->readySent = true;
             $this->report('ready');
         }
@@ -117,7 +140,7 @@ final class WorkerContext
      */
     public function recycle(string $reason): void
     {
-        if (!$this->recycleSent) {
+        if (!$this->recycleSent && $this->control !== null) {
             $this->recycleSent = true;
             $this->report('recycle ' . str_replace("\n", ' ', $reason));
         }
@@ -132,6 +155,9 @@ final class WorkerContext
     public function watchMaster(Loop $loop, \Closure $onGone): void
     {
         $control = $this->control;
+        if ($control === null) {
+            return; // no master to outlive
+        }
         $watcher = null;
         $watcher = $loop->onReadable($control, static function () use ($control, $loop, &$watcher, $onGone): void {
             $bytes = @fread($control, 512);
@@ -147,6 +173,8 @@ final class WorkerContext
 
     private function report(string $line): void
     {
-        @fwrite($this->control, $line . "\n");
+        if ($this->control !== null) {
+            @fwrite($this->control, $line . "\n");
+        }
     }
 }

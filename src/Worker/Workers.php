@@ -8,8 +8,8 @@ use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Exception\InvalidActorNameException;
-use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Props;
+use Nexus\Actor\Remote\Endpoint;
 use Nexus\Worker\Codec\MessageClasses;
 use Nexus\Worker\Internal\Mesh;
 
@@ -86,7 +86,7 @@ final class Workers
         $owner = $this->ownerOf($name);
         if ($owner === $this->id) {
             $ref = $this->system->spawn($this->mesh?->handOff->gated($props) ?? $props, $name);
-            $this->mesh?->handOff->place($name, $ref instanceof LocalActorRef ? $ref : null);
+            $this->mesh?->handOff->place($name, $ref instanceof Endpoint ? $ref : null);
 
             return $ref;
         }
@@ -125,7 +125,7 @@ final class Workers
         $mesh = $this->mesh;
         if ($mesh !== null) {
             $mesh->addKind($region->path(), $factory);
-            $mesh->handOff->place($kind, $region instanceof LocalActorRef ? $region : null);
+            $mesh->handOff->place($kind, $region instanceof Endpoint ? $region : null);
             $factory = static fn(string $id): Props|Behavior => $mesh->handOff->gated($factory($id));
         }
 

@@ -8,10 +8,10 @@ use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetterReason;
-use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Message\PoisonPill;
 use Nexus\Actor\Message\Terminated;
 use Nexus\Actor\Props;
+use Nexus\Actor\Remote\Endpoint;
 use Nexus\Actor\Signal\PostStop;
 use Nexus\Actor\Signal\Signal;
 use Nexus\Runtime\Deferred;
@@ -61,7 +61,7 @@ final class HandOff
     private array $timers = [];
     private bool $handingOff = false;
     private bool $completeSent = false;
-    /** @var array<string, LocalActorRef> the placed actors this worker stops and hands off */
+    /** @var array<string, Endpoint> the placed actors this worker stops and hands off */
     private array $stopping = [];
 
     public function __construct(private readonly Mesh $mesh) {}
@@ -148,7 +148,7 @@ final class HandOff
     /**
      * $name (under /user) is a named actor or an entity kind that lives on this worker.
      */
-    public function place(string $name, ?LocalActorRef $ref): void
+    public function place(string $name, ?Endpoint $ref): void
     {
         $this->placed[$name] = true;
         if ($ref !== null) {
@@ -289,7 +289,7 @@ final class HandOff
         });
         $alive = [];
         foreach ($this->stopping as $name => $ref) {
-            if ($ref->cell->status !== $ref->cell::TERMINATED) {
+            if (!$ref->isTerminated()) {
                 $alive[$name] = $ref;
             }
         }
@@ -304,12 +304,12 @@ final class HandOff
             // PoisonPill: after the messages queued before it, and after a write in flight (a
             // persistent actor holds the pill until its write is stored). A parent goes once
             // its children are gone, so none of them is stopped in the middle of its work.
-            /** @var array<string, array{LocalActorRef, int}> $parents by path: the ref, children left */
+            /** @var array<string, array{Endpoint, int}> $parents by path: the ref, children left */
             $parents = [];
             /** @var array<string, string> $parentOf parent paths by child path */
             $parentOf = [];
             foreach ($alive as $ref) {
-                $children = $ref->cell->children();
+                $children = $ref->children();
                 $parents[$ref->path()] = [$ref, \count($children)];
                 foreach ($children as $child) {
                     $parentOf[$child->path()] = $ref->path();

@@ -9,16 +9,14 @@ use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Exception\AskTimeoutException;
-use Nexus\Actor\Internal\ActorCell;
-use Nexus\Actor\Internal\LocalActorRef;
-use Nexus\Actor\Internal\RemoteDeathNotice;
-use Nexus\Actor\Mailbox\OverflowPolicy;
 use Nexus\Actor\Props;
+use Nexus\Actor\Remote\Endpoint;
 use Nexus\Io\Connection;
 use Nexus\Io\Listener;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Exception\TimeoutException;
 use Nexus\Runtime\Future;
+use Nexus\Runtime\Loop;
 use Nexus\Worker\Codec\Internal\HandOffComplete;
 use Nexus\Worker\Codec\Internal\RemoteAskFailed;
 use Nexus\Worker\Codec\Internal\RemoteTerminated;
@@ -26,11 +24,16 @@ use Nexus\Worker\Codec\Internal\RemoteUnwatch;
 use Nexus\Worker\Codec\Internal\RemoteWatch;
 use Nexus\Worker\Codec\MessageClasses;
 use Nexus\Worker\Codec\MessageCodec;
+use Nexus\Worker\Exception\FrameException;
 use Nexus\Worker\Exception\MessageTooLargeException;
 use Nexus\Worker\RemoteActorRef;
 use Nexus\Worker\Transport\Handshake;
 use Nexus\Worker\Transport\InboundLink;
+use Nexus\Worker\Transport\LinkHost;
 use Nexus\Worker\Transport\PeerLink;
+use Nexus\Worker\Transport\Transport;
+use Nexus\Worker\Transport\UnixTransport;
+use Psr\Log\LoggerInterface;
 
 /**
  * This worker's end of the pool's all-to-all links: it sends messages to actors on other workers
@@ -41,6 +44,11 @@ use Nexus\Worker\Transport\PeerLink;
  * to a remote ask come back to a /temp/g<generation>.<n> address that lives only in this mesh
  * (ReplyAddresses).
  *
+ * The mesh is the links' host (LinkHost) and delegates each concern to its own class: the reply
+ * registry (ReplyAddresses), watches of remote actors (RemoteWatches), entity resolution
+ * (LocalRecipients), dead letters (Undelivered), the reload hand-off (HandOff). The links see only
+ * LinkHost; local actors are reached through the actor layer's Endpoint.
+ *
  * Delivery is at most once, in order per sender and receiver (docs/architecture.md, "Delivery
  * guarantees"). Every message that cannot be delivered becomes a dead letter with its own reason,
  * one at a time: a bad message never sinks the batch it came in, and an ask among them fails at
@@ -48,7 +56,7 @@ use Nexus\Worker\Transport\PeerLink;
  *
  * @internal
  */
-final class Mesh
+final class Mesh implements LinkHost
 {
     /** The largest message (estimated encoded size) one tell() may send to another worker. */
     public const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -62,17 +70,15 @@ final class Mesh
     public const DRAIN_TIMEOUT = 2.0;
     /** Refs to remote actors kept for reuse at most (the cache is emptied when full). */
     private const REMOTE_REF_CACHE = 4_096;
-    /** Local actors found by path kept at most (the cache is emptied when full). */
-    private const LOCAL_REF_CACHE = 10_000;
+    /** Seconds a link gets to connect before it tries again. */
+    private const CONNECT_TIMEOUT = 1.0;
 
     /** @var array<int, PeerLink> */
     private array $peers = [];
-    /** @var array<string, LocalActorRef> */
-    private array $localRefs = [];
     /** @var array<string, RemoteActorRef> */
     private array $remoteRefs = [];
-    /** @var array<string, \Closure(string): (Props|Behavior)> entity factories by region path */
-    private array $kinds = [];
+    private readonly LocalRecipients $recipients;
+    private readonly Transport $unix;
     private ?Listener $listener = null;
     /** @var array<int, InboundLink> */
     private array $inbound = [];
@@ -101,6 +107,8 @@ final class Mesh
     ) {
         $this->replies = new ReplyAddresses($system->loop, $system->deadLetters, $id, $generation);
         $this->watches = new RemoteWatches();
+        $this->recipients = new LocalRecipients($system);
+        $this->unix = new UnixTransport();
         $this->handOff = new HandOff($this);
         $this->handshake = new Handshake($secret);
         $this->undelivered = new Undelivered($this, $this->replies);
@@ -117,7 +125,7 @@ final class Mesh
     {
         $this->ownSocket = \sprintf('%s/worker-%d-%d-%d.sock', $this->runtimeDir, $this->id, getmypid(), $this->generation);
         @unlink($this->ownSocket);
-        $this->listener = Listener::listen($this->system->loop, 'unix://' . $this->ownSocket);
+        $this->listener = $this->unix->listen($this->system->loop, 'unix://' . $this->ownSocket, $this->system->logger);
         $this->system->spawnSystemActor(WatchRelay::behavior($this->system), WatchRelay::NAME);
         $this->listener->onConnection(function (Connection $connection): void {
             $key = spl_object_id($connection);
@@ -223,6 +231,38 @@ final class Mesh
         $this->drained?->tryResolve(null);
     }
 
+    // ---- LinkHost: what the links know of this worker ----------------------------------------
+
+    public function loop(): Loop
+    {
+        return $this->system->loop;
+    }
+
+    public function logger(): LoggerInterface
+    {
+        return $this->system->logger;
+    }
+
+    public function codec(): MessageCodec
+    {
+        return $this->codec;
+    }
+
+    public function handshake(): Handshake
+    {
+        return $this->handshake;
+    }
+
+    public function undeliveredTimeout(): float
+    {
+        return $this->undeliveredTimeout;
+    }
+
+    public function localId(): int
+    {
+        return $this->id;
+    }
+
     /**
      * The identity this worker proves in a link's handshake, as the client ($role) or the server.
      */
@@ -230,6 +270,44 @@ final class Mesh
     {
         return $role === null ? "worker:{$this->id}" : "{$role}:{$this->id}";
     }
+
+    public function dial(int $peer, int $writeHighWaterMark): Future
+    {
+        return $this->unix->connect($this->system->loop, $this->socketAddress($peer), self::CONNECT_TIMEOUT, $writeHighWaterMark);
+    }
+
+    public function serverIdOf(int $peer): int
+    {
+        return $peer < 0 ? $this->id : $peer;
+    }
+
+    /**
+     * A worker the master started may link here: a number from 0 to count-1 other than this
+     * one's, or this slot's own number for the worker this one replaces or is replaced by.
+     */
+    public function admit(string $role, int $id): int
+    {
+        $alias = match ($role) {
+            'peer' => $id >= 0 && $id < $this->count && $id !== $this->id ? -1 : null,
+            'predecessor' => $id === $this->id && $this->handOff->expectsPredecessor() ? self::PREDECESSOR : null,
+            'successor' => $id === $this->id && $this->handOff->isHandingOff() ? self::SUCCESSOR : null,
+            default => null,
+        };
+
+        return $alias ?? throw new FrameException("it claims to be {$role} {$id}, which is no worker the master started for this pool of {$this->count}");
+    }
+
+    public function linkClosed(): void
+    {
+        $this->checkDrained();
+    }
+
+    public function peerLost(int $peer): void
+    {
+        $this->workerLost($peer);
+    }
+
+    // ---- sending ------------------------------------------------------------------------------
 
     public function socketAddress(int $worker): string
     {
@@ -245,7 +323,7 @@ final class Mesh
      */
     public function addKind(string $regionPath, \Closure $factory): void
     {
-        $this->kinds[$regionPath] = $factory;
+        $this->recipients->addKind($regionPath, $factory);
     }
 
     public function remoteRef(int $worker, string $path): RemoteActorRef
@@ -303,7 +381,7 @@ final class Mesh
                 self::MAX_MESSAGE_BYTES,
             ));
         }
-        $peer = $this->peers[$worker] ??= new PeerLink($this, $worker);
+        $peer = $this->peers[$worker] ?? $this->link($worker);
         if ($peer->full && !$this->waitForLink($peer)) {
             $this->undeliverable([[], $path, $message, ...$this->senderAddress($sender)], $worker, DeadLetterReason::LinkCongested);
 
@@ -311,8 +389,8 @@ final class Mesh
         }
         if ($sender === null) {
             $peer->enqueue($path, $message, -1, '', $size, $objects);
-        } elseif ($sender instanceof LocalActorRef) {
-            $peer->enqueue($path, $message, $this->id, $sender->cell->path, $size, $objects);
+        } elseif ($sender instanceof Endpoint) {
+            $peer->enqueue($path, $message, $this->id, $sender->path(), $size, $objects);
         } elseif ($sender instanceof RemoteActorRef) {
             $peer->enqueue($path, $message, $sender->worker < -1 ? $this->id : $sender->worker, $sender->path(), $size, $objects);
         } else {
@@ -332,7 +410,7 @@ final class Mesh
         $size = $this->classes->check($message);
         $objects = $this->classes->found;
         [$senderWorker, $senderPath] = $this->senderAddress($sender);
-        ($this->peers[$worker] ??= new PeerLink($this, $worker))->enqueue($path, $message, $senderWorker, $senderPath, $size, $objects);
+        ($this->peers[$worker] ?? $this->link($worker))->enqueue($path, $message, $senderWorker, $senderPath, $size, $objects);
     }
 
     /**
@@ -347,7 +425,7 @@ final class Mesh
             return;
         }
         [$senderWorker, $senderPath] = $this->senderAddress($sender);
-        ($this->peers[$worker] ??= new PeerLink($this, $worker))->enqueue($path, $message, $senderWorker, $senderPath, 64, MessageClasses::OBJECTS);
+        ($this->peers[$worker] ?? $this->link($worker))->enqueue($path, $message, $senderWorker, $senderPath, 64, MessageClasses::OBJECTS);
     }
 
     /**
@@ -379,15 +457,15 @@ final class Mesh
      * $watcher watches $target: the relay on $target's worker reports its end; losing that worker
      * ends the watch too (workerLost()).
      */
-    public function watch(RemoteActorRef $target, LocalActorRef $watcher): void
+    public function watch(RemoteActorRef $target, Endpoint $watcher): void
     {
         $this->watches->add($target->worker, $target->path(), $watcher);
         $this->sendControl($target->worker, WatchRelay::PATH, new RemoteWatch($target->path()), $watcher);
     }
 
-    public function unwatch(RemoteActorRef $target, LocalActorRef $watcher): void
+    public function unwatch(RemoteActorRef $target, Endpoint $watcher): void
     {
-        $this->watches->remove($target->worker, $target->path(), $watcher->cell->path);
+        $this->watches->remove($target->worker, $target->path(), $watcher->path());
         $this->sendControl($target->worker, WatchRelay::PATH, new RemoteUnwatch($target->path()), $watcher);
     }
 
@@ -400,7 +478,7 @@ final class Mesh
         foreach ($this->watches->takeAll($worker) as $path => $watchers) {
             $dead = $this->remoteRef($worker, $path);
             foreach ($watchers as $watcher) {
-                $watcher->cell->deliver(new RemoteDeathNotice($dead), $dead);
+                $watcher->remoteTerminated($dead);
             }
         }
     }
@@ -425,7 +503,8 @@ final class Mesh
         $lastWorker = -1;
         $lastPath = '';
         $sender = null;
-        $lastMailbox = null;
+        $lastEndpoint = null;
+        $live = false;
         $limit = \PHP_INT_MAX;
         $handOff = $this->handOff->active() ? $this->handOff : null;
         for ($i = $from; $i + 3 < $count; $i += 4) {
@@ -451,18 +530,18 @@ final class Mesh
                     return $i;
                 }
             }
-            $ref = $this->localRefs[$path] ?? null;
-            if ($ref !== null && $ref->cell->status !== ActorCell::TERMINATED && !$message instanceof RemoteTerminated) {
-                $mailbox = $ref->cell->mailbox;
-                if ($mailbox !== $lastMailbox) {
-                    $lastMailbox = $mailbox;
-                    $limit = $mailbox->capacity === \PHP_INT_MAX
-                        ? self::MAILBOX_HIGH_WATER
-                        : ($mailbox->overflow === OverflowPolicy::Backpressure ? $mailbox->capacity : \PHP_INT_MAX);
-                }
+            $endpoint = $this->recipients->cached($path);
+            if ($endpoint !== null && $endpoint !== $lastEndpoint) {
+                // Delivering only queues (no actor runs meanwhile), so what an endpoint says holds
+                // for the rest of the batch: ask once per run of messages to it.
+                $lastEndpoint = $endpoint;
+                $live = !$endpoint->isTerminated();
+                $limit = $endpoint->deliveryLimit() ?? self::MAILBOX_HIGH_WATER;
+            }
+            if ($endpoint !== null && $live && !$message instanceof RemoteTerminated) {
                 // A full Backpressure mailbox is checked at each message, the soft high-water
                 // mark of an unbounded one at every 16th (it may be passed by 15).
-                if ($limit !== \PHP_INT_MAX && ($limit !== self::MAILBOX_HIGH_WATER || ($i & 63) === 1) && $mailbox->count() >= $limit) {
+                if ($limit !== \PHP_INT_MAX && ($limit !== self::MAILBOX_HIGH_WATER || ($i & 63) === 1) && $endpoint->queued() >= $limit) {
                     if (!$force) {
                         return $i;
                     }
@@ -471,7 +550,7 @@ final class Mesh
                     continue;
                 }
                 try {
-                    $ref->cell->deliver($message, $sender);
+                    $endpoint->deliver($message, $sender);
                 } catch (\Throwable $e) {
                     $this->undelivered->failed($path, $message, $sender, $e);
                 }
@@ -483,6 +562,7 @@ final class Mesh
             } catch (\Throwable $e) {
                 $this->undelivered->failed($path, $message, $sender, $e);
             }
+            $lastEndpoint = null; // the delivery may have started an entity
         }
 
         return $count;
@@ -557,14 +637,14 @@ final class Mesh
 
             return;
         }
-        $ref = $this->localRefs[$path] ?? null;
-        if ($ref === null || $ref->cell->status === ActorCell::TERMINATED) {
+        $ref = $this->recipients->cached($path);
+        if ($ref === null || $ref->isTerminated()) {
             if ($this->handOff->forwards($path)) {
                 $this->handOff->forward($path, $message, $sender);
 
                 return;
             }
-            $ref = $this->resolve($path);
+            $ref = $this->recipients->resolve($path, $this->handOff->gated(...));
             if ($ref === null) {
                 $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::NoRecipient, "no actor lives at {$path} on worker {$this->id}");
 
@@ -573,12 +653,12 @@ final class Mesh
         }
         if ($message instanceof RemoteTerminated && $sender instanceof RemoteActorRef) {
             $dead = $this->remoteRef($sender->worker, $message->path);
-            $this->watches->remove($sender->worker, $message->path, $ref->cell->path);
-            $ref->cell->deliver(new RemoteDeathNotice($dead), $dead);
+            $this->watches->remove($sender->worker, $message->path, $ref->path());
+            $ref->remoteTerminated($dead);
 
             return;
         }
-        $ref->cell->deliver($message, $sender);
+        $ref->deliver($message, $sender);
     }
 
     /**
@@ -600,8 +680,8 @@ final class Mesh
         if ($sender === null) {
             return [-1, ''];
         }
-        if ($sender instanceof LocalActorRef) {
-            return [$this->id, $sender->cell->path];
+        if ($sender instanceof Endpoint) {
+            return [$this->id, $sender->path()];
         }
         if ($sender instanceof RemoteActorRef) {
             return [$sender->worker < -1 ? $this->id : $sender->worker, $sender->path()];
@@ -631,28 +711,12 @@ final class Mesh
         return true;
     }
 
-    private function resolve(string $path): ?LocalActorRef
+    private function link(int $worker): PeerLink
     {
-        unset($this->localRefs[$path]);
-        $ref = $this->system->lookup($path);
-        if ($ref === null) {
-            $slash = strrpos($path, '/');
-            $regionPath = $slash === false ? '' : substr($path, 0, $slash);
-            $factory = $this->kinds[$regionPath] ?? null;
-            $region = $factory === null ? null : $this->system->lookup($regionPath);
-            if (!$region instanceof LocalActorRef) {
-                return null;
-            }
-            $id = substr($path, $slash + 1);
-            $ref = $region->cell->spawn($this->handOff->gated($factory($id)), $id);
-        }
-        if (!$ref instanceof LocalActorRef) {
-            return null;
-        }
-        if (\count($this->localRefs) >= self::LOCAL_REF_CACHE) {
-            $this->localRefs = [];
-        }
-
-        return $this->localRefs[$path] = $ref;
+        return $this->peers[$worker] = new PeerLink($this, $worker, match ($worker) {
+            self::SUCCESSOR => 'predecessor',
+            self::PREDECESSOR => 'successor',
+            default => 'peer',
+        });
     }
 }

@@ -1,0 +1,79 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Worker\Internal;
+
+use Nexus\Actor\ActorSystem;
+use Nexus\Actor\Behavior;
+use Nexus\Actor\Props;
+use Nexus\Actor\Remote\Endpoint;
+
+/**
+ * Entity resolution: which local actor a message from another process is for. A path names a
+ * live actor of this process, or an entity of a kind declared here (Workers::kind()), which is
+ * started under its kind's region on first use.
+ *
+ * Endpoints found are remembered (at most CACHE_LIMIT; the cache is emptied when full), so that a
+ * stream of messages to a few actors costs one array lookup each.
+ *
+ * @internal
+ */
+final class LocalRecipients
+{
+    /** Local actors found by path kept at most (the cache is emptied when full). */
+    private const CACHE_LIMIT = 10_000;
+
+    /** @var array<string, Endpoint> */
+    private array $cache = [];
+    /** @var array<string, \Closure(string): (Props|Behavior)> entity factories by region path */
+    private array $kinds = [];
+
+    public function __construct(private readonly ActorSystem $system) {}
+
+    /**
+     * @param \Closure(string): (Props|Behavior) $factory
+     */
+    public function addKind(string $regionPath, \Closure $factory): void
+    {
+        $this->kinds[$regionPath] = $factory;
+    }
+
+    /**
+     * The endpoint remembered for $path, live or not (the caller checks), without a lookup.
+     */
+    public function cached(string $path): ?Endpoint
+    {
+        return $this->cache[$path] ?? null;
+    }
+
+    /**
+     * The live actor at $path, started first when it is an entity of a declared kind; null when
+     * none lives there and none can be started.
+     *
+     * @param \Closure(Props|Behavior): (Props|Behavior) $gate wraps the props of an entity started now
+     *
+     * @throws \Throwable what starting the entity threw (its factory, an invalid name)
+     */
+    public function resolve(string $path, \Closure $gate): ?Endpoint
+    {
+        unset($this->cache[$path]);
+        $endpoint = $this->system->endpoint($path);
+        if ($endpoint === null) {
+            $slash = strrpos($path, '/');
+            $regionPath = $slash === false ? '' : substr($path, 0, $slash);
+            $factory = $this->kinds[$regionPath] ?? null;
+            $region = $factory === null ? null : $this->system->endpoint($regionPath);
+            if ($factory === null || $region === null) {
+                return null;
+            }
+            $id = substr($path, $slash + 1);
+            $endpoint = $region->spawnChild($gate($factory($id)), $id);
+        }
+        if (\count($this->cache) >= self::CACHE_LIMIT) {
+            $this->cache = [];
+        }
+
+        return $this->cache[$path] = $endpoint;
+    }
+}
