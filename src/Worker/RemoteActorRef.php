@@ -51,7 +51,7 @@ final class RemoteActorRef implements RemoteWatchable, ReplyAddress
     public function undeliverable(DeadLetterReason $reason, string $recipient): void
     {
         if (str_starts_with($this->path, ReplyAddresses::PREFIX) && $reason !== DeadLetterReason::LateAskReply && $reason !== DeadLetterReason::NoSender) {
-            $this->mesh->notifyAsker($this, $reason, "{$recipient} on worker {$this->mesh->id}: {$reason->value}");
+            $this->mesh->notifyAsker($this, $reason, "{$recipient} on " . Slots::describe($this->mesh->id) . ": {$reason->value}");
         }
     }
 

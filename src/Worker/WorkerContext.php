@@ -31,6 +31,8 @@ final class WorkerContext
     /**
      * @param resource|null $httpSocket a listening socket (SO_REUSEPORT) inherited from the master
      * @param resource|null $control    this worker's end of its channel to the master (null: none)
+     * @param int           $node       this node's number in a cluster (0: none; see Slots)
+     * @param resource|null $nodeSocket where this worker accepts links from other nodes (TCP)
      *
      * @internal made by WorkerPool
      */
@@ -40,9 +42,12 @@ final class WorkerContext
         public readonly int $generation,
         public readonly PoolOptions $options,
         private readonly string $runtimeDir,
+        #[\SensitiveParameter]
         private readonly string $secret,
         private readonly mixed $httpSocket,
         private readonly mixed $control,
+        public readonly int $node = 0,
+        private readonly mixed $nodeSocket = null,
     ) {}
 
     /**
@@ -84,8 +89,12 @@ final class WorkerContext
             Codecs::best($classes),
             $this->options->undeliveredTimeout,
             $this->generation,
+            $this->node,
         );
         $mesh->start();
+        if ($this->nodeSocket !== null) {
+            $mesh->listenForNodes(Listener::fromSocket($system->loop, $this->nodeSocket, new ListenOptions(tcpNoDelay: true), $system->logger));
+        }
         $system->whenTerminated()->onSettle(static function () use ($mesh): void {
             $mesh->stop();
         });

@@ -51,7 +51,7 @@ final class Workers
      */
     public static function meshed(Mesh $mesh, MessageClasses $classes): self
     {
-        return new self($mesh->system, $mesh->id, $mesh->count, $mesh, $classes);
+        return new self($mesh->system, $mesh->worker, $mesh->count, $mesh, $classes);
     }
 
     /**

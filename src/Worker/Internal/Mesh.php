@@ -12,6 +12,7 @@ use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Actor\Props;
 use Nexus\Actor\Remote\Endpoint;
 use Nexus\Io\Connection;
+use Nexus\Io\Exception\ConnectException;
 use Nexus\Io\Listener;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Exception\TimeoutException;
@@ -27,10 +28,12 @@ use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\Exception\FrameException;
 use Nexus\Worker\Exception\MessageTooLargeException;
 use Nexus\Worker\RemoteActorRef;
+use Nexus\Worker\Slots;
 use Nexus\Worker\Transport\Handshake;
 use Nexus\Worker\Transport\InboundLink;
 use Nexus\Worker\Transport\LinkHost;
 use Nexus\Worker\Transport\PeerLink;
+use Nexus\Worker\Transport\TcpTransport;
 use Nexus\Worker\Transport\Transport;
 use Nexus\Worker\Transport\UnixTransport;
 use Psr\Log\LoggerInterface;
@@ -79,7 +82,14 @@ final class Mesh implements LinkHost
     private array $remoteRefs = [];
     private readonly LocalRecipients $recipients;
     private readonly Transport $unix;
+    private readonly Transport $tcp;
     private ?Listener $listener = null;
+    /** @var list<Listener> listeners for links from other nodes (TCP) */
+    private array $remoteListeners = [];
+    /** @var array<int, string> where the slots of other nodes listen (tcp://host:port), by slot */
+    private array $remoteAddresses = [];
+    /** This worker's slot: (node << 8) | worker, the number it proves in a handshake. */
+    public readonly int $id;
     /** @var array<int, InboundLink> */
     private array $inbound = [];
     private string $ownSocket = '';
@@ -93,9 +103,13 @@ final class Mesh implements LinkHost
     /** @var \Closure(mixed): ?\Throwable */
     private readonly \Closure $replyFailure;
 
+    /**
+     * @param int $worker this worker's number on its node (0 to count-1)
+     * @param int $node   this node's number in a cluster (0: a pool without one, see Slots)
+     */
     public function __construct(
         public readonly ActorSystem $system,
-        public readonly int $id,
+        public readonly int $worker,
         public readonly int $count,
         private readonly string $runtimeDir,
         #[\SensitiveParameter]
@@ -104,11 +118,14 @@ final class Mesh implements LinkHost
         public readonly MessageCodec $codec,
         public readonly float $undeliveredTimeout,
         public readonly int $generation = 1,
+        public readonly int $node = 0,
     ) {
-        $this->replies = new ReplyAddresses($system->loop, $system->deadLetters, $id, $generation);
+        $this->id = Slots::id($node, $worker);
+        $this->replies = new ReplyAddresses($system->loop, $system->deadLetters, $this->id, $generation);
         $this->watches = new RemoteWatches();
         $this->recipients = new LocalRecipients($system);
         $this->unix = new UnixTransport();
+        $this->tcp = new TcpTransport();
         $this->handOff = new HandOff($this);
         $this->handshake = new Handshake($secret);
         $this->undelivered = new Undelivered($this, $this->replies);
@@ -123,19 +140,12 @@ final class Mesh implements LinkHost
      */
     public function start(): void
     {
-        $this->ownSocket = \sprintf('%s/worker-%d-%d-%d.sock', $this->runtimeDir, $this->id, getmypid(), $this->generation);
+        $this->ownSocket = \sprintf('%s/worker-%d-%d-%d.sock', $this->runtimeDir, $this->worker, getmypid(), $this->generation);
         @unlink($this->ownSocket);
         $this->listener = $this->unix->listen($this->system->loop, 'unix://' . $this->ownSocket, $this->system->logger);
         $this->system->spawnSystemActor(WatchRelay::behavior($this->system), WatchRelay::NAME);
-        $this->listener->onConnection(function (Connection $connection): void {
-            $key = spl_object_id($connection);
-            $this->inbound[$key] = new InboundLink($connection, $this, $this->system->logger);
-            $connection->onClose(function () use ($key): void {
-                unset($this->inbound[$key]);
-                $this->checkDrained();
-            });
-        });
-        $link = \sprintf('%s/worker-%d.sock', $this->runtimeDir, $this->id);
+        $this->listener->onConnection($this->accept(...));
+        $link = \sprintf('%s/worker-%d.sock', $this->runtimeDir, $this->worker);
         $previous = @readlink($link);
         if (\is_string($previous) && $previous !== $this->ownSocket
             && preg_match('#/worker-\d+-(\d+)-\d+\.sock$#', $previous, $match) === 1
@@ -147,6 +157,44 @@ final class Mesh implements LinkHost
         if (!@symlink($this->ownSocket, $temporary) || !@rename($temporary, $link)) {
             throw new \RuntimeException("Could not publish this worker's socket as {$link}: is {$this->runtimeDir} writable?");
         }
+    }
+
+    /**
+     * Accepts links from the slots of other nodes on $listener (TCP) too: the same handshake,
+     * frames and bounds as between the workers of this machine.
+     */
+    public function listenForNodes(Listener $listener): void
+    {
+        $this->remoteListeners[] = $listener;
+        $listener->onConnection($this->accept(...));
+    }
+
+    /**
+     * Where the slots of other nodes listen (tcp://host:port by slot): the cluster's view.
+     *
+     * @param array<int, string> $addresses
+     */
+    public function setRemoteAddresses(array $addresses): void
+    {
+        $this->remoteAddresses = $addresses;
+    }
+
+    /**
+     * Whether $slot is one of this node's workers (or the other process of this slot in a reload).
+     */
+    public function isLocal(int $slot): bool
+    {
+        return $slot < 0 || Slots::node($slot) === $this->node;
+    }
+
+    private function accept(Connection $connection): void
+    {
+        $key = spl_object_id($connection);
+        $this->inbound[$key] = new InboundLink($connection, $this, $this->system->logger);
+        $connection->onClose(function () use ($key): void {
+            unset($this->inbound[$key]);
+            $this->checkDrained();
+        });
     }
 
     /**
@@ -218,6 +266,10 @@ final class Mesh implements LinkHost
     {
         $this->listener?->close();
         $this->listener = null;
+        foreach ($this->remoteListeners as $listener) {
+            $listener->close();
+        }
+        $this->remoteListeners = [];
         foreach ($this->peers as $peer) {
             $peer->abort();
         }
@@ -273,7 +325,15 @@ final class Mesh implements LinkHost
 
     public function dial(int $peer, int $writeHighWaterMark): Future
     {
-        return $this->unix->connect($this->system->loop, $this->socketAddress($peer), self::CONNECT_TIMEOUT, $writeHighWaterMark);
+        if ($this->isLocal($peer)) {
+            return $this->unix->connect($this->system->loop, $this->socketAddress($peer), self::CONNECT_TIMEOUT, $writeHighWaterMark);
+        }
+        $address = $this->remoteAddresses[$peer] ?? null;
+        if ($address === null) {
+            return Future::rejected($this->system->loop, new ConnectException(Slots::describe($peer) . ' is not in the cluster this worker knows of.'));
+        }
+
+        return $this->tcp->connect($this->system->loop, $address, self::CONNECT_TIMEOUT, $writeHighWaterMark);
     }
 
     public function serverIdOf(int $peer): int
@@ -282,13 +342,15 @@ final class Mesh implements LinkHost
     }
 
     /**
-     * A worker the master started may link here: a number from 0 to count-1 other than this
-     * one's, or this slot's own number for the worker this one replaces or is replaced by.
+     * A worker the master started may link here: a worker number from 0 to count-1 of this node
+     * other than this one's, or this slot's own number for the worker this one replaces or is
+     * replaced by; in a cluster also any slot of another node (it proved the cluster secret).
      */
     public function admit(string $role, int $id): int
     {
+        $local = Slots::node($id) === $this->node;
         $alias = match ($role) {
-            'peer' => $id >= 0 && $id < $this->count && $id !== $this->id ? -1 : null,
+            'peer' => $id >= 0 && ($local ? Slots::worker($id) < $this->count && $id !== $this->id : $this->node > 0) ? -1 : null,
             'predecessor' => $id === $this->id && $this->handOff->expectsPredecessor() ? self::PREDECESSOR : null,
             'successor' => $id === $this->id && $this->handOff->isHandingOff() ? self::SUCCESSOR : null,
             default => null,
@@ -309,13 +371,17 @@ final class Mesh implements LinkHost
 
     // ---- sending ------------------------------------------------------------------------------
 
+    /**
+     * The Unix socket of a worker of this node ($worker: a slot of this node, or PREDECESSOR or
+     * SUCCESSOR).
+     */
     public function socketAddress(int $worker): string
     {
         if ($worker === self::PREDECESSOR) {
             return 'unix://' . $this->handOff->predecessorSocket();
         }
 
-        return \sprintf('unix://%s/worker-%d.sock', $this->runtimeDir, $worker === self::SUCCESSOR ? $this->id : $worker);
+        return \sprintf('unix://%s/worker-%d.sock', $this->runtimeDir, $worker === self::SUCCESSOR ? $this->worker : Slots::worker($worker));
     }
 
     /**
@@ -436,9 +502,9 @@ final class Mesh implements LinkHost
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->system->loop);
         $address = $this->replies->forAsk($deferred, $timeout, static fn(): AskTimeoutException => new AskTimeoutException(\sprintf(
-            'No reply from %s on worker %d within %.3f s to %s.',
+            'No reply from %s on %s within %.3f s to %s.',
             $path,
-            $worker,
+            Slots::describe($worker),
             $timeout,
             get_debug_type($message),
         )));
@@ -545,7 +611,7 @@ final class Mesh implements LinkHost
                     if (!$force) {
                         return $i;
                     }
-                    $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::MailboxFull, "the mailbox of {$path} on worker {$this->id} stayed full");
+                    $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::MailboxFull, "the mailbox of {$path} on " . Slots::describe($this->id) . ' stayed full');
 
                     continue;
                 }
@@ -646,7 +712,7 @@ final class Mesh implements LinkHost
             }
             $ref = $this->recipients->resolve($path, $this->handOff->gated(...));
             if ($ref === null) {
-                $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::NoRecipient, "no actor lives at {$path} on worker {$this->id}");
+                $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::NoRecipient, "no actor lives at {$path} on " . Slots::describe($this->id));
 
                 return;
             }

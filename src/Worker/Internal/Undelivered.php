@@ -13,6 +13,7 @@ use Nexus\Worker\Codec\Internal\RemoteAskFailed;
 use Nexus\Worker\Exception\DeliveryUnknownException;
 use Nexus\Worker\Exception\NotDeliveredException;
 use Nexus\Worker\RemoteActorRef;
+use Nexus\Worker\Slots;
 
 /**
  * What becomes of a message between workers that is not delivered: a dead letter with its
@@ -66,9 +67,9 @@ final class Undelivered
     {
         $mesh = $this->mesh;
         $where = match ($worker) {
-            Mesh::SUCCESSOR => "the worker replacing worker {$mesh->id}",
-            Mesh::PREDECESSOR => "the worker worker {$mesh->id} replaced",
-            default => "worker {$worker}",
+            Mesh::SUCCESSOR => 'the worker replacing ' . Slots::describe($mesh->id),
+            Mesh::PREDECESSOR => 'the worker ' . Slots::describe($mesh->id) . ' replaced',
+            default => Slots::describe($worker),
         };
         $count = \count($batch);
         for ($i = 1; $i + 3 < $count; $i += 4) {
@@ -119,6 +120,6 @@ final class Undelivered
             'reason' => $reason->value,
             'error' => $error::class . ': ' . $error->getMessage(),
         ]);
-        $this->refuse($path, $message, $sender, $reason, "{$path} on worker {$this->mesh->id}: " . $error->getMessage());
+        $this->refuse($path, $message, $sender, $reason, "{$path} on " . Slots::describe($this->mesh->id) . ': ' . $error->getMessage());
     }
 }
