@@ -92,13 +92,14 @@ setup:
 	echo "setup: PHP extensions ok (pcntl posix sockets pgsql igbinary + dev-tool extensions)"; \
 	missing=(); \
 	command -v redis-server >/dev/null 2>&1 || missing+=(redis-server); \
+	command -v etcd >/dev/null 2>&1 || missing+=(etcd-server); \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql); \
 	PATH="$$PATH:/usr/sbin:/sbin" command -v nginx >/dev/null 2>&1 || missing+=(nginx); \
 	PATH="$$PATH:/usr/sbin:/sbin" command -v php-fpm8.2 >/dev/null 2>&1 || missing+=(php8.2-fpm); \
 	command -v promtool >/dev/null 2>&1 || missing+=(prometheus); \
 	command -v chromium >/dev/null 2>&1 || missing+=(chromium); \
 	if [ "$${#missing[@]}" -gt 0 ]; then apt_install "$${missing[@]}"; fi; \
-	echo "setup: servers the tests start themselves ok (redis-server, postgresql $$(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | tail -n1), nginx, php-fpm8.2)"; \
+	echo "setup: servers the tests start themselves ok (redis-server, etcd $$(etcd --version 2>/dev/null | head -n1 | awk '{print $$3}'), postgresql $$(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | tail -n1), nginx, php-fpm8.2)"; \
 	echo "setup: observability test tools ok (promtool from prometheus, headless chromium)"; \
 	if [ ! -f vendor/autoload.php ] || [ ! -f $(STAMP) ] || [ composer.json -nt $(STAMP) ]; then \
 	  echo "setup: composer install (vendor/ missing or composer.json newer than $(STAMP))"; \
