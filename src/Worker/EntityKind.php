@@ -46,6 +46,15 @@ final class EntityKind
         if ($id === '' || str_contains($id, '/') || str_starts_with($id, '$')) {
             throw new InvalidActorNameException("'{$id}' cannot be the id of a {$this->name} entity: use a non-empty id without '/' that does not start with '\$'.");
         }
+        // In a cluster the ref follows the entity wherever the view places it.
+        $placed = $this->workers->placedRef("{$this->region->path()}/{$id}");
+        if ($placed !== null) {
+            if (\count($this->refs) >= self::CACHE_LIMIT) {
+                $this->refs = [];
+            }
+
+            return $this->refs[$id] = $placed;
+        }
         $owner = $this->workers->ownerOf("{$this->name}/{$id}");
         if ($owner === $this->workers->id) {
             $region = $this->region;

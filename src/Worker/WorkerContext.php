@@ -5,12 +5,15 @@ declare(strict_types=1);
 namespace Nexus\Worker;
 
 use Nexus\Actor\ActorSystem;
+use Nexus\Cluster\View;
 use Nexus\Io\Listener;
 use Nexus\Io\ListenOptions;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Codec\Codecs;
 use Nexus\Worker\Codec\MessageClasses;
+use Nexus\Worker\Internal\ControlChannel;
 use Nexus\Worker\Internal\Mesh;
+use Nexus\Worker\Internal\Placements;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -27,6 +30,7 @@ final class WorkerContext
     private bool $readySent = false;
     private bool $recycleSent = false;
     private ?Mesh $mesh = null;
+    private ?ControlChannel $channel = null;
 
     /**
      * @param resource|null $httpSocket a listening socket (SO_REUSEPORT) inherited from the master
@@ -92,6 +96,23 @@ final class WorkerContext
             $this->node,
         );
         $mesh->start();
+        $channel = $this->channel($system->loop);
+        if ($this->node > 0 && $channel !== null) {
+            $placements = $mesh->placements = new Placements($mesh, $this->report(...));
+            $channel->onLine(static function (string $line) use ($placements, $system): void {
+                if (str_starts_with($line, 'view ')) {
+                    $view = View::decode(substr($line, 5));
+                    if ($view === null) {
+                        $system->logger->error('The master sent a view this worker cannot read; ignored.');
+
+                        return;
+                    }
+                    $placements->apply($view);
+                } elseif (str_starts_with($line, 'fence ')) {
+                    $placements->fence(substr($line, 6));
+                }
+            });
+        }
         if ($this->nodeSocket !== null) {
             $mesh->listenForNodes(Listener::fromSocket($system->loop, $this->nodeSocket, new ListenOptions(tcpNoDelay: true), $system->logger));
         }
@@ -163,27 +184,22 @@ final class WorkerContext
      */
     public function watchMaster(Loop $loop, \Closure $onGone): void
     {
-        $control = $this->control;
-        if ($control === null) {
-            return; // no master to outlive
+        $this->channel($loop)?->onGone($onGone);
+    }
+
+    private function channel(Loop $loop): ?ControlChannel
+    {
+        if ($this->control === null) {
+            return null; // no master to outlive or hear from
         }
-        $watcher = null;
-        $watcher = $loop->onReadable($control, static function () use ($control, $loop, &$watcher, $onGone): void {
-            $bytes = @fread($control, 512);
-            if ($bytes === '' || $bytes === false) {
-                if (\is_int($watcher)) {
-                    $loop->cancel($watcher);
-                }
-                $onGone();
-            }
-        });
-        $loop->unreference($watcher);
+
+        return $this->channel ??= new ControlChannel($loop, $this->control);
     }
 
     private function report(string $line): void
     {
         if ($this->control !== null) {
-            @fwrite($this->control, $line . "\n");
+            @fwrite($this->control, str_replace("\n", ' ', $line) . "\n");
         }
     }
 }

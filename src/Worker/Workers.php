@@ -15,10 +15,12 @@ use Nexus\Worker\Internal\Mesh;
 
 /**
  * The worker pool as one worker sees it: which worker this is, and actors that are reachable from
- * every worker.
+ * every worker (of every node, in a cluster).
  *
  * A named actor lives on exactly one worker, chosen by rendezvous hashing of its name, so every
- * worker finds it without a shared table. Declare named actors and entity kinds the same way on
+ * worker finds it without a shared table. In a cluster it is one slot (a worker of a node) of the
+ * cluster's current view, and refs to named actors and entities follow them when the view changes
+ * (PlacedActorRef): an application file runs unchanged on one worker, one machine or many. Declare named actors and entity kinds the same way on
  * every worker (an application file does, as it runs on each); actors spawned with
  * ActorSystem::spawn() stay local to their worker, one per worker, which suits caches and pools.
  *
@@ -66,13 +68,33 @@ final class Workers
     }
 
     /**
-     * The worker a name belongs to.
-     *
-     * @return int<0, max>
+     * The worker a name belongs to: in a cluster, the slot (see Slots) that owns it under this
+     * node's current view, -1 while this node has none (it has not joined yet, or is fenced).
      */
     public function ownerOf(string $name): int
     {
+        $placements = $this->mesh?->placements;
+        if ($placements !== null) {
+            return $placements->ownerOf($name) ?? -1;
+        }
+
         return $this->count === 1 ? 0 : RendezvousHash::owner($name, max(1, $this->count));
+    }
+
+    /**
+     * Whether this worker is part of a cluster of nodes (nexus serve --cluster).
+     */
+    public function isClustered(): bool
+    {
+        return $this->mesh?->placements !== null;
+    }
+
+    /**
+     * This worker's slot (see Slots): (node << 8) | worker; its worker number outside a cluster.
+     */
+    public function slot(): int
+    {
+        return $this->mesh->id ?? 0;
     }
 
     /**
@@ -83,6 +105,16 @@ final class Workers
     public function named(string $name, Props|Behavior $props): ActorRef
     {
         self::checkName($name);
+        $mesh = $this->mesh;
+        $placements = $mesh?->placements;
+        if ($mesh !== null && $placements !== null) {
+            $ref = new PlacedActorRef($mesh, "/user/{$name}");
+            $this->system->alias("/user/{$name}", $ref);
+            $mesh->handOff->place($name, null);
+            $placements->declareNamed($name, $props);
+
+            return $ref;
+        }
         $owner = $this->ownerOf($name);
         if ($owner === $this->id) {
             $ref = $this->system->spawn($this->mesh?->handOff->gated($props) ?? $props, $name);
@@ -102,6 +134,9 @@ final class Workers
     public function ref(string $name): ActorRef
     {
         self::checkName($name);
+        if ($this->mesh?->placements !== null) {
+            return new PlacedActorRef($this->mesh, "/user/{$name}");
+        }
         $owner = $this->ownerOf($name);
         if ($owner === $this->id) {
             return $this->system->lookup("/user/{$name}")
@@ -123,7 +158,12 @@ final class Workers
         self::checkName($kind);
         $region = $this->system->spawn(Behavior::ignore(), $kind);
         $mesh = $this->mesh;
-        if ($mesh !== null) {
+        $placements = $mesh?->placements;
+        if ($mesh !== null && $placements !== null) {
+            $mesh->addKind($region->path(), $factory);
+            $mesh->handOff->place($kind, $region instanceof Endpoint ? $region : null);
+            $placements->declareKind($kind);
+        } elseif ($mesh !== null) {
             $mesh->addKind($region->path(), $factory);
             $mesh->handOff->place($kind, $region instanceof Endpoint ? $region : null);
             $factory = static fn(string $id): Props|Behavior => $mesh->handOff->gated($factory($id));
@@ -163,6 +203,16 @@ final class Workers
         }
 
         return $mesh->remoteRef(Mesh::SUCCESSOR, $path);
+    }
+
+    /**
+     * The ref a cluster gives to the placed actor at $path (/user/<name>, /user/<kind>/<id>).
+     *
+     * @internal used by EntityKind
+     */
+    public function placedRef(string $path): ?ActorRef
+    {
+        return $this->mesh?->placements !== null ? new PlacedActorRef($this->mesh, $path) : null;
     }
 
     /**

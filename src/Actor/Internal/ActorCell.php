@@ -1116,6 +1116,11 @@ final class ActorCell implements ActorContext, Runnable
         $this->installBehavior($behavior);
     }
 
+    public function placementEpoch(): int
+    {
+        return $this->props->placementEpoch;
+    }
+
     public function unbecome(): void
     {
         $previous = $this->extras === null ? null : array_pop($this->extras->behaviorStack);

@@ -69,6 +69,7 @@ final class MessageClasses
             Internal\RemoteUnwatch::class,
             Internal\RemoteTerminated::class,
             Internal\HandOffComplete::class,
+            Internal\Relayed::class,
         );
     }
 

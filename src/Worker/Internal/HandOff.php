@@ -61,6 +61,8 @@ final class HandOff
     private array $timers = [];
     private bool $handingOff = false;
     private bool $completeSent = false;
+    /** The pill that stops the old copies during a hand-off: never passed on to the new ones. */
+    private ?PoisonPill $pill = null;
     /** @var array<string, Endpoint> the placed actors this worker stops and hands off */
     private array $stopping = [];
 
@@ -139,6 +141,8 @@ final class HandOff
         if ($props->mailboxCapacity !== \PHP_INT_MAX) {
             $held = $held->withMailbox($props->mailboxCapacity, $props->overflow);
         }
+
+        $held = $held->withPlacementEpoch($props->placementEpoch);
 
         return $props->supervisor === null ? $held : $held->withSupervisor($props->supervisor);
     }
@@ -252,6 +256,19 @@ final class HandOff
     // ---- the old worker ----------------------------------------------------------------------
 
     /**
+     * Takes over what a placed actor stopped for the hand-off still had queued: it goes to the
+     * successor (never the hand-off's own pill). False when no hand-off is under way.
+     */
+    public function redirect(mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): bool
+    {
+        if ($this->pill === null || $message === $this->pill || $reason !== DeadLetterReason::RecipientTerminated || !$this->isPlaced($recipient)) {
+            return false;
+        }
+
+        return $this->forward($recipient, $message, $sender);
+    }
+
+    /**
      * Whether a worker replaces this one now (its slot's socket name points elsewhere).
      */
     public function hasSuccessor(): bool
@@ -279,14 +296,7 @@ final class HandOff
         $system = $this->mesh->system;
         // The pill that stops the old copies: never passed on to the new ones (a copy stopped
         // hard, by a shutdown, leaves it among its dead letters).
-        $pill = new PoisonPill();
-        $system->deadLetters->redirectWith(function (mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason) use ($pill): bool {
-            if ($message === $pill || $reason !== DeadLetterReason::RecipientTerminated || !$this->isPlaced($recipient)) {
-                return false;
-            }
-
-            return $this->forward($recipient, $message, $sender);
-        });
+        $pill = $this->pill = new PoisonPill();
         $alive = [];
         foreach ($this->stopping as $name => $ref) {
             if (!$ref->isTerminated()) {

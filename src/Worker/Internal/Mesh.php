@@ -11,6 +11,7 @@ use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Actor\Props;
 use Nexus\Actor\Remote\Endpoint;
+use Nexus\Cluster\View;
 use Nexus\Io\Connection;
 use Nexus\Io\Exception\ConnectException;
 use Nexus\Io\Listener;
@@ -19,6 +20,8 @@ use Nexus\Runtime\Exception\TimeoutException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Codec\Internal\HandOffComplete;
+use Nexus\Worker\Codec\Internal\MeshControl;
+use Nexus\Worker\Codec\Internal\Relayed;
 use Nexus\Worker\Codec\Internal\RemoteAskFailed;
 use Nexus\Worker\Codec\Internal\RemoteTerminated;
 use Nexus\Worker\Codec\Internal\RemoteUnwatch;
@@ -90,6 +93,12 @@ final class Mesh implements LinkHost
     private array $remoteAddresses = [];
     /** This worker's slot: (node << 8) | worker, the number it proves in a handshake. */
     public readonly int $id;
+    /** Where the named actors and entities of a cluster live (null: a pool on one machine). */
+    public ?Placements $placements = null;
+    /** @var array<int, true> nodes that left the cluster: messages for them are dead letters at once */
+    private array $departed = [];
+    /** @var \Closure(Props|Behavior): (Props|Behavior) */
+    private readonly \Closure $placedGate;
     /** @var array<int, InboundLink> */
     private array $inbound = [];
     private string $ownSocket = '';
@@ -130,6 +139,9 @@ final class Mesh implements LinkHost
         $this->handshake = new Handshake($secret);
         $this->undelivered = new Undelivered($this, $this->replies);
         $this->replyFailure = Undelivered::replyFailure(...);
+        $this->placedGate = function (Props|Behavior $props): Props|Behavior {
+            return $this->handOff->gated($this->placements?->placed($props) ?? $props);
+        };
     }
 
     /**
@@ -144,6 +156,10 @@ final class Mesh implements LinkHost
         @unlink($this->ownSocket);
         $this->listener = $this->unix->listen($this->system->loop, 'unix://' . $this->ownSocket, $this->system->logger);
         $this->system->spawnSystemActor(WatchRelay::behavior($this->system), WatchRelay::NAME);
+        $this->system->deadLetters->redirectWith(function (mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): bool {
+            return ($this->placements?->redirect($message, $sender, $recipient, $reason) ?? false)
+                || $this->handOff->redirect($message, $sender, $recipient, $reason);
+        });
         $this->listener->onConnection($this->accept(...));
         $link = \sprintf('%s/worker-%d.sock', $this->runtimeDir, $this->worker);
         $previous = @readlink($link);
@@ -185,6 +201,45 @@ final class Mesh implements LinkHost
     public function isLocal(int $slot): bool
     {
         return $slot < 0 || Slots::node($slot) === $this->node;
+    }
+
+    /**
+     * The cluster's view changed: links go to where slots listen now, and the links to the slots
+     * of nodes that left are given up (what was sent there unconfirmed, or waits for them, is a
+     * dead letter: NodeLost).
+     */
+    public function viewChanged(View $view, ?View $previous): void
+    {
+        $this->remoteAddresses = $view->addresses();
+        foreach ($previous->members ?? [] as $member) {
+            if ($member->incarnation !== $this->node && $view->member($member->incarnation) === null) {
+                if (\count($this->departed) >= 1_024) {
+                    $this->departed = [];
+                }
+                $this->departed[$member->incarnation] = true;
+            }
+        }
+        foreach ($this->peers as $slot => $peer) {
+            if ($slot >= 0 && isset($this->departed[Slots::node($slot)])) {
+                unset($this->peers[$slot]);
+                $peer->drop(DeadLetterReason::NodeLost);
+                $this->workerLost($slot);
+            }
+        }
+        foreach ($this->inbound as $link) {
+            $peer = $link->peer();
+            if ($peer !== null && $peer >= 0 && isset($this->departed[Slots::node($peer)])) {
+                $link->close();
+            }
+        }
+    }
+
+    /**
+     * Whether nothing sent to $slot waits or is unconfirmed.
+     */
+    public function isIdleTowards(int $slot): bool
+    {
+        return !isset($this->peers[$slot]) || $this->peers[$slot]->isIdle();
     }
 
     private function accept(Connection $connection): void
@@ -439,6 +494,11 @@ final class Mesh implements LinkHost
             $size = $classes->check($message);
             $objects = $classes->found;
         }
+        if ($this->departed !== [] && isset($this->departed[Slots::node($worker)]) && $worker >= 0) {
+            $this->undeliverable([[], $path, $message, ...$this->senderAddress($sender)], $worker, DeadLetterReason::NodeLost);
+
+            return;
+        }
         if ($size > self::MAX_MESSAGE_BYTES) {
             throw new MessageTooLargeException(\sprintf(
                 'A %s of about %d bytes is larger than a link between workers carries (%d bytes): send a reference to the data instead, or split it.',
@@ -477,6 +537,77 @@ final class Mesh implements LinkHost
         $objects = $this->classes->found;
         [$senderWorker, $senderPath] = $this->senderAddress($sender);
         ($this->peers[$worker] ?? $this->link($worker))->enqueue($path, $message, $senderWorker, $senderPath, $size, $objects);
+    }
+
+    /**
+     * Passes a message for a placed actor on to the slot that owns it (see Placements::route()).
+     */
+    public function relay(int $owner, string $path, Relayed $message, ?ActorRef $sender): void
+    {
+        try {
+            $this->forward($owner, $path, $message, $sender);
+        } catch (\Throwable $e) {
+            $this->undelivered->failed($path, $message->message, $sender, $e);
+        }
+    }
+
+    /**
+     * Sends $message to the named actor or entity at $path wherever the cluster places it.
+     */
+    public function sendPlaced(string $path, mixed $message, ?ActorRef $sender): void
+    {
+        $owner = $this->placements?->ownerOf(substr($path, 6));
+        if ($owner !== null && $owner !== $this->id) {
+            $this->send($owner, $path, $message, $sender);
+
+            return;
+        }
+        $this->deliverPlaced($path, $message, $sender, 0, false);
+    }
+
+    /**
+     * @return Future<mixed>
+     */
+    public function askPlaced(string $path, mixed $message, float $timeout): Future
+    {
+        /** @var Deferred<mixed> $deferred */
+        $deferred = new Deferred($this->system->loop);
+        $address = $this->replies->forAsk($deferred, $timeout, static fn(): AskTimeoutException => new AskTimeoutException(\sprintf(
+            'No reply from %s within %.3f s to %s.',
+            $path,
+            $timeout,
+            get_debug_type($message),
+        )));
+        try {
+            $this->sendPlaced($path, $message, $this->remoteRef($this->id, $address));
+        } catch (\Throwable $e) {
+            $this->replies->free($this->replies->idOf($address));
+
+            throw $e;
+        }
+
+        return $deferred->future();
+    }
+
+    /**
+     * Delivers a message for a placed actor that this worker has in hand (from a local sender, or
+     * one that waited), starting the actor when it is ours and may start.
+     */
+    public function deliverPlaced(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff): void
+    {
+        try {
+            $this->toPlaced($path, $message, $sender, $hops, $handOff, true);
+        } catch (\Throwable $e) {
+            $this->undelivered->failed($path, $message, $sender, $e);
+        }
+    }
+
+    /**
+     * A message not delivered here: a dead letter with $reason, and an ask fails at once.
+     */
+    public function refuse(string $path, mixed $message, ?ActorRef $sender, DeadLetterReason $reason, string $detail): void
+    {
+        $this->undelivered->refuse($path, $message, $sender, $reason, $detail);
     }
 
     /**
@@ -604,7 +735,7 @@ final class Mesh implements LinkHost
                 $live = !$endpoint->isTerminated();
                 $limit = $endpoint->deliveryLimit() ?? self::MAILBOX_HIGH_WATER;
             }
-            if ($endpoint !== null && $live && !$message instanceof RemoteTerminated) {
+            if ($endpoint !== null && $live && !$message instanceof MeshControl) {
                 // A full Backpressure mailbox is checked at each message, the soft high-water
                 // mark of an unbounded one at every 16th (it may be passed by 15).
                 if ($limit !== \PHP_INT_MAX && ($limit !== self::MAILBOX_HIGH_WATER || ($i & 63) === 1) && $endpoint->queued() >= $limit) {
@@ -624,9 +755,11 @@ final class Mesh implements LinkHost
                 continue;
             }
             try {
-                $this->deliver($path, $message, $sender);
+                if (!$this->deliverRouted($path, $message, $sender, $force)) {
+                    return $i;
+                }
             } catch (\Throwable $e) {
-                $this->undelivered->failed($path, $message, $sender, $e);
+                $this->undelivered->failed($path, $message instanceof Relayed ? $message->message : $message, $sender, $e);
             }
             $lastEndpoint = null; // the delivery may have started an entity
         }
@@ -691,30 +824,44 @@ final class Mesh implements LinkHost
      */
     public function deliver(string $path, mixed $message, ?ActorRef $sender): void
     {
+        $this->deliverRouted($path, $message, $sender, true);
+    }
+
+    /**
+     * deliver(), saying false when the message must wait (only when !$force: the messages held
+     * for placed actors that cannot start yet are at their limit).
+     */
+    private function deliverRouted(string $path, mixed $message, ?ActorRef $sender, bool $force): bool
+    {
+        if ($this->placements !== null && ($message instanceof Relayed || $this->placements->isPlaced($path))) {
+            return $message instanceof Relayed
+                ? $this->toPlaced($path, $message->message, $sender, $message->hops, $message->handOff, $force)
+                : $this->toPlaced($path, $message, $sender, 0, false, $force);
+        }
         if (str_starts_with($path, ReplyAddresses::PREFIX)) {
             if (str_starts_with($path, $this->replies->prefix) || !$this->handOff->passReply($path, $message, $sender)) {
                 $this->replies->deliver($path, $message, $sender, $this->replyFailure);
             }
 
-            return;
+            return true;
         }
         if ($message instanceof HandOffComplete) {
             $this->handOff->predecessorDone();
 
-            return;
+            return true;
         }
         $ref = $this->recipients->cached($path);
         if ($ref === null || $ref->isTerminated()) {
             if ($this->handOff->forwards($path)) {
                 $this->handOff->forward($path, $message, $sender);
 
-                return;
+                return true;
             }
             $ref = $this->recipients->resolve($path, $this->handOff->gated(...));
             if ($ref === null) {
                 $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::NoRecipient, "no actor lives at {$path} on " . Slots::describe($this->id));
 
-                return;
+                return true;
             }
         }
         if ($message instanceof RemoteTerminated && $sender instanceof RemoteActorRef) {
@@ -722,9 +869,37 @@ final class Mesh implements LinkHost
             $this->watches->remove($sender->worker, $message->path, $ref->path());
             $ref->remoteTerminated($dead);
 
-            return;
+            return true;
         }
         $ref->deliver($message, $sender);
+
+        return true;
+    }
+
+    /**
+     * A message for a placed actor: into its mailbox when it lives here, else where Placements
+     * says (started here, passed on, held, refused). False: it must wait (see deliverRouted()).
+     */
+    private function toPlaced(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff, bool $force): bool
+    {
+        $placements = $this->placements;
+        \assert($placements !== null);
+        $ref = $this->recipients->cached($path) ?? $this->system->endpoint($path);
+        if ($ref === null || $ref->isTerminated()) {
+            $route = $placements->route($path, $message, $sender, $hops, $handOff, $force);
+            if ($route !== Placements::DELIVER) {
+                return $route === Placements::HANDLED;
+            }
+            $ref = $this->recipients->resolve($path, $this->placedGate);
+            if ($ref === null) {
+                $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::NoRecipient, "no actor lives at {$path} on " . Slots::describe($this->id));
+
+                return true;
+            }
+        }
+        $ref->deliver($message, $sender);
+
+        return true;
     }
 
     /**

@@ -11,6 +11,7 @@ use Nexus\Actor\Exception\RecipientTerminatedException;
 use Nexus\Actor\ReplyAddress;
 use Nexus\Worker\Codec\Internal\RemoteAskFailed;
 use Nexus\Worker\Exception\DeliveryUnknownException;
+use Nexus\Worker\Exception\NodeLostException;
 use Nexus\Worker\Exception\NotDeliveredException;
 use Nexus\Worker\RemoteActorRef;
 use Nexus\Worker\Slots;
@@ -39,6 +40,7 @@ final class Undelivered
             DeadLetterReason::WorkerLost => new DeliveryUnknownException("Delivery unknown: {$detail} The link broke before the other worker confirmed the message, so it may or may not have been handled; retry only if handling it twice is harmless."),
             DeadLetterReason::MailboxFull => new MailboxFullException("Not delivered: {$detail}"),
             DeadLetterReason::RecipientTerminated, DeadLetterReason::NoRecipient => new RecipientTerminatedException("The ask could not be delivered: {$detail}"),
+            DeadLetterReason::NodeLost => new NodeLostException("Node lost: {$detail} It left the cluster before confirming the message, so it may or may not have been handled; its actors come up on the other nodes."),
             default => new NotDeliveredException("Not delivered: {$detail}"),
         };
     }

@@ -98,6 +98,14 @@ final class InboundLink
         return $this->role;
     }
 
+    /**
+     * The peer's number once it has proved itself, else null.
+     */
+    public function peer(): ?int
+    {
+        return $this->peer;
+    }
+
     public function close(): void
     {
         $this->acknowledge();

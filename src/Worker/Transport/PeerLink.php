@@ -200,6 +200,34 @@ final class PeerLink
         $this->dropWaiting(DeadLetterReason::WorkerUnavailable);
     }
 
+    /**
+     * Gives the link up for good (its peer left the cluster): what was sent and not acknowledged,
+     * and what waits, become dead letters with $reason; asks among them fail at once.
+     */
+    public function drop(DeadLetterReason $reason): void
+    {
+        $this->closed = $this->closing = true;
+        if ($this->retryTimer !== null) {
+            $this->loop->cancel($this->retryTimer);
+            $this->retryTimer = null;
+        }
+        $connection = $this->connection;
+        $opening = $this->opening;
+        $this->connection = $this->opening = null;
+        $connection?->close();
+        $opening?->close();
+        $unacked = $this->unacked;
+        $this->unacked = [];
+        foreach ($unacked as [$format, $encoded]) {
+            try {
+                $this->host->undeliverable($this->codec->decode($format, $encoded), $this->worker, $reason);
+            } catch (FrameException) {
+                continue;
+            }
+        }
+        $this->dropWaiting($reason);
+    }
+
     private function seal(): void
     {
         if ($this->segmentCount === 0) {
