@@ -5,12 +5,18 @@ declare(strict_types=1);
 namespace Nexus\Cli;
 
 use Nexus\Actor\ActorSystem;
+use Nexus\Cluster\ClusterNode;
+use Nexus\Cluster\ClusterOptions;
+use Nexus\Cluster\Exception\ClusterConfigurationException;
+use Nexus\Cluster\Exception\ClusterException;
 use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
 use Nexus\Http\Server\ServerOptions;
 use Nexus\Io\Connection;
 use Nexus\Log\StderrLogger;
+use Nexus\Persistence\Exception\PersistenceException;
 use Nexus\Persistence\StoreLocation;
+use Nexus\Runtime\Loop;
 use Nexus\Worker\Exception\PoolStartException;
 use Nexus\Worker\HttpWorker;
 use Nexus\Worker\PoolOptions;
@@ -21,12 +27,13 @@ use Psr\Log\LogLevel;
 
 /**
  * `nexus serve [APP_FILE] --host=127.0.0.1 --port=8080 --workers=N [--no-jit] [--handler-timeout=S]
- * [--allowed-hosts=a.example,b.example]`
+ * [--allowed-hosts=a.example,b.example] [--cluster=etcd://HOST:PORT --node=NAME ...]`
  *
  * Serves an application over HTTP/1.1 until SIGINT or SIGTERM, then stops gracefully: no new
  * connections, requests in flight finish (10 s at most), then the actor system shuts down.
- * With more than one worker a master process supervises the workers (WorkerPool); with one, the
- * single process serves by itself.
+ * With more than one worker, or in a cluster, a master process supervises the workers
+ * (WorkerPool, with a ClusterNode for a node of a cluster); with one, the single process serves by
+ * itself through the same bootstrap (HttpWorker).
  *
  * An application file returns a closure that declares routes and starts actors:
  *
@@ -83,8 +90,9 @@ final class ServeCommand implements Command, HasUsage
             maxRequests: $options->maxRequests,
             maxMemory: $options->maxMemory,
         );
-        if ($poolOptions->workerCount() > 1) {
-            return $this->runPool($options, $poolOptions, $serverOptions, $configure, $stdout, $stderr);
+        $cluster = $options->cluster === null ? null : $this->clusterNode($options, $store, $stderr);
+        if ($cluster !== null || $poolOptions->workerCount() > 1) {
+            return $this->runPool($options, $poolOptions, $serverOptions, $configure, $stdout, $stderr, $cluster);
         }
 
         // One process serves by itself: the same bootstrap as a pool's worker, without a master.
@@ -123,29 +131,69 @@ final class ServeCommand implements Command, HasUsage
      * @param resource $stdout
      * @param resource $stderr
      */
-    private function runPool(ServeOptions $options, PoolOptions $poolOptions, ServerOptions $serverOptions, \Closure $configure, mixed $stdout, mixed $stderr): int
+    private function runPool(ServeOptions $options, PoolOptions $poolOptions, ServerOptions $serverOptions, \Closure $configure, mixed $stdout, mixed $stderr, ?ClusterNode $cluster = null): int
     {
         // The master logs the pool's life (workers started, replaced, recycled) at info level.
-        $pool = new WorkerPool(new HttpWorker($configure, $serverOptions, new StderrLogger()), $poolOptions, new StderrLogger(LogLevel::INFO));
+        $pool = new WorkerPool(new HttpWorker($configure, $serverOptions, new StderrLogger()), $poolOptions, new StderrLogger(LogLevel::INFO), $cluster);
         try {
             $pool->open();
-        } catch (PoolStartException $e) {
+        } catch (PoolStartException | ClusterException | PersistenceException $e) {
             fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
 
             return self::FAILURE;
         }
         fwrite($stdout, sprintf(
-            "Nexus is serving %s on %s (%d workers, %s; master pid %d). Stop it with Ctrl+C, reload it with SIGHUP.\n",
+            "Nexus is serving %s on %s (%d workers, %s; master pid %d%s). Stop it with Ctrl+C, reload it with SIGHUP.\n",
             $options->appFile ?? 'the demo app',
             str_replace('tcp://', 'http://', (string) $pool->address()),
             $pool->workerCount(),
             JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
             getmypid(),
+            $cluster === null ? '' : "; node {$cluster->options->node} of the cluster at {$options->cluster}, incarnation {$cluster->node()}",
         ));
         $code = $pool->run();
         fwrite($stdout, "Stopped.\n");
 
         return $code;
+    }
+
+    /**
+     * @param resource $stderr
+     */
+    private function clusterNode(ServeOptions $options, StoreLocation $store, mixed $stderr): ClusterNode
+    {
+        \assert($options->cluster !== null && $options->node !== null);
+        try {
+            [$etcd, $prefix] = ClusterOptions::parseUrl($options->cluster);
+            $secret = null;
+            if ($options->clusterSecretFile !== null) {
+                $secret = @file_get_contents($options->clusterSecretFile);
+                if (!\is_string($secret)) {
+                    throw new UsageException("--cluster-secret-file: cannot read '{$options->clusterSecretFile}'.");
+                }
+                $secret = trim($secret);
+            }
+            [$host, $port] = self::hostAndPort($options->advertise ?? '127.0.0.1:0');
+            [$listenHost, $listenPort] = $options->listenNodes === null ? [null, null] : self::hostAndPort($options->listenNodes);
+            $clusterOptions = new ClusterOptions($etcd, $options->node, $host, $port, $secret, $prefix, $options->leaseTtl, listenHost: $listenHost, listenPort: $listenPort);
+        } catch (ClusterConfigurationException $e) {
+            throw new UsageException($e->getMessage(), 0, $e);
+        }
+        if ($secret === null) {
+            fwrite($stderr, "nexus serve: no --cluster-secret-file: the nodes prove the secret the cluster keeps in etcd, so anyone who can read etcd can join.\n");
+        }
+
+        return new ClusterNode(new Loop(), $clusterOptions, $store, new StderrLogger(LogLevel::INFO));
+    }
+
+    /**
+     * @return array{string, int}
+     */
+    private static function hostAndPort(string $address): array
+    {
+        $colon = (int) strrpos($address, ':');
+
+        return [trim(substr($address, 0, $colon), '[]'), (int) substr($address, $colon + 1)];
     }
 
     public function usage(): string
@@ -154,6 +202,8 @@ final class ServeCommand implements Command, HasUsage
             Usage: nexus serve [APP_FILE] [--host=127.0.0.1] [--port=8080] [--workers=N] [--no-jit]
                                [--max-requests=N] [--max-memory=MB] [--handler-timeout=S]
                                [--allowed-hosts=HOST,HOST] [--data-dir=DIR] [--store=URL]
+                               [--cluster=etcd://HOST:PORT --node=NAME [--advertise=IP:PORT]
+                                [--listen-nodes=IP:PORT] [--cluster-secret-file=FILE] [--lease-ttl=S]]
 
               APP_FILE        a PHP file returning
                               fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers,
@@ -178,9 +228,22 @@ final class ServeCommand implements Command, HasUsage
                               created if missing)
               --store         keep them in PostgreSQL instead: postgres://USER:PASS@HOST:PORT/DB
                               (the tables are created on first start)
+              --cluster       join the cluster whose membership etcd keeps (etcd://HOST:PORT, optionally
+                              /PREFIX): named actors and entities are placed over the workers of every
+                              node; all nodes must share the store (PostgreSQL, or --data-dir on one machine)
+              --node          this node's name in the cluster
+              --advertise     IP:PORT the other nodes reach this one at: worker w listens on PORT + w
+                              (default 127.0.0.1:0, free ports)
+              --listen-nodes  IP:PORT the workers listen for other nodes on, when not the advertised
+                              address (behind a NAT or a proxy): worker w on PORT + w
+              --cluster-secret-file
+                              a file holding the secret (16 bytes or more) every node proves on its links
+                              (default: one kept in etcd)
+              --lease-ttl     seconds a node stays a member without renewing its lease (default 10): a
+                              killed node's entities serve again elsewhere within about this plus 2 s
 
-            SIGINT or SIGTERM stops the server gracefully; SIGHUP reloads the workers one at a time
-            without failing a request.
+            SIGINT or SIGTERM stops the server gracefully (a node of a cluster first hands its entities
+            off, then leaves); SIGHUP reloads the workers one at a time without failing a request.
 
             TXT;
     }

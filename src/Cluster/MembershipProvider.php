@@ -37,6 +37,11 @@ interface MembershipProvider
     public function applied(int $revision): void;
 
     /**
+     * Publishes what this node hosts (JSON, for `nexus cluster status`); best effort.
+     */
+    public function stats(string $json): void;
+
+    /**
      * Marks this node as leaving: placement gives its entities to the others once it has
      * applied that (it hands them off first).
      *

@@ -20,6 +20,7 @@ use Psr\Log\LoggerInterface;
  *                               is its incarnation
  *     leaving/<name>#<random>   present while it hands its entities off before leaving
  *     applied/<name>#<random>   the revision up to which it has applied membership changes
+ *     stats/<name>#<random>     what its workers host (for `nexus cluster status`)
  *
  * It renews its lease every RENEW_FRACTION of the TTL and watches the prefix; every change of the
  * records gives a new View. A change of members or of a leaving mark gives the view a new
@@ -338,7 +339,7 @@ final class EtcdMembership implements MembershipProvider
      */
     private function changed(array $events, int $revision): void
     {
-        $membership = false;
+        $membership = $applied = false;
         foreach ($events as $event) {
             $key = $event->kv->key;
             if ($event->deleted) {
@@ -346,11 +347,26 @@ final class EtcdMembership implements MembershipProvider
             } else {
                 $this->records[$key] = $event->kv;
             }
-            if (!str_starts_with($key, $this->prefix . 'applied/')) {
+            if (str_starts_with($key, $this->prefix . 'members/') || str_starts_with($key, $this->prefix . 'leaving/')) {
                 $membership = true;
+            } elseif (str_starts_with($key, $this->prefix . 'applied/')) {
+                $applied = true;
             }
         }
-        $this->publish($revision, $membership);
+        if ($membership || $applied) {
+            $this->publish($revision, $membership);
+        }
+    }
+
+    /**
+     * Publishes what this node hosts (for `nexus cluster status`), under its lease.
+     */
+    public function stats(string $json): void
+    {
+        $lease = $this->lease;
+        if ($this->member && $lease !== null) {
+            $this->etcd->put($this->prefix . 'stats/' . $this->id, $json, $lease)->ignore();
+        }
     }
 
     private function publish(int $revision, bool $membership): void

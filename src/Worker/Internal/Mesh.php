@@ -78,6 +78,8 @@ final class Mesh implements LinkHost
     private const REMOTE_REF_CACHE = 4_096;
     /** Seconds a link gets to connect before it tries again. */
     private const CONNECT_TIMEOUT = 1.0;
+    /** Seconds between checks of the links to other nodes for acknowledgements overdue. */
+    private const ACK_CHECK_EVERY = 1.0;
 
     /** @var array<int, PeerLink> */
     private array $peers = [];
@@ -183,6 +185,29 @@ final class Mesh implements LinkHost
     {
         $this->remoteListeners[] = $listener;
         $listener->onConnection($this->accept(...));
+        if (\count($this->remoteListeners) === 1) {
+            $loop = $this->system->loop;
+            $loop->unreference($loop->repeat(self::ACK_CHECK_EVERY, $this->checkNodeLinks(...)));
+        }
+    }
+
+    /**
+     * Seconds a link to another node may go without an acknowledgement while batches wait for
+     * one before it is closed (see PeerLink::expireUnacknowledged()): longer than a receiver may
+     * hold a batch for a full mailbox (undeliveredTimeout), so only a link that stopped is.
+     */
+    public function nodeAckTimeout(): float
+    {
+        return max(10.0, 2 * $this->undeliveredTimeout + 2.0);
+    }
+
+    private function checkNodeLinks(): void
+    {
+        foreach ($this->peers as $slot => $peer) {
+            if ($slot >= 0 && !$this->isLocal($slot)) {
+                $peer->expireUnacknowledged($this->nodeAckTimeout());
+            }
+        }
     }
 
     /**
@@ -391,9 +416,9 @@ final class Mesh implements LinkHost
         return $this->tcp->connect($this->system->loop, $address, self::CONNECT_TIMEOUT, $writeHighWaterMark);
     }
 
-    public function serverIdOf(int $peer): int
+    public function accepts(int $peer, int $serverId): bool
     {
-        return $peer < 0 ? $this->id : $peer;
+        return $peer < 0 ? Slots::worker($serverId) === $this->worker : $serverId === $peer;
     }
 
     /**
@@ -406,8 +431,10 @@ final class Mesh implements LinkHost
         $local = Slots::node($id) === $this->node;
         $alias = match ($role) {
             'peer' => $id >= 0 && ($local ? Slots::worker($id) < $this->count && $id !== $this->id : $this->node > 0) ? -1 : null,
-            'predecessor' => $id === $this->id && $this->handOff->expectsPredecessor() ? self::PREDECESSOR : null,
-            'successor' => $id === $this->id && $this->handOff->isHandingOff() ? self::SUCCESSOR : null,
+            // The other process of this slot in a reload (on this machine: the runtime directory
+            // is private); after a rejoin it may still have the node's previous number.
+            'predecessor' => Slots::worker($id) === $this->worker && $this->handOff->expectsPredecessor() ? self::PREDECESSOR : null,
+            'successor' => Slots::worker($id) === $this->worker && $this->handOff->isHandingOff() ? self::SUCCESSOR : null,
             default => null,
         };
 

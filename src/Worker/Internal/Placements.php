@@ -52,6 +52,8 @@ final class Placements
     /** Seconds a message waits at most for its actor to start. */
     public const HOLD_TIMEOUT = 10.0;
     private const SWEEP = 0.05;
+    /** Seconds between the reports of what this worker hosts (nexus cluster status). */
+    private const STATS_EVERY = 2.0;
 
     private ?View $view = null;
     private bool $settled = false;
@@ -83,6 +85,35 @@ final class Placements
         private readonly \Closure $report,
     ) {
         $this->pill = new PoisonPill();
+        $loop = $mesh->system->loop;
+        $last = '';
+        $loop->unreference($loop->repeat(self::STATS_EVERY, function () use (&$last): void {
+            [$entities, $named] = $this->hosted();
+            $line = "stats {$entities} {$named}";
+            if ($line !== $last) {
+                $last = $line;
+                ($this->report)($line);
+            }
+        }));
+    }
+
+    /**
+     * The entities and named actors alive on this worker.
+     *
+     * @return array{int, int}
+     */
+    public function hosted(): array
+    {
+        $entities = $named = 0;
+        foreach ($this->placedHere() as $path => $_) {
+            if (strpos($path, '/', 6) === false) {
+                ++$named;
+            } else {
+                ++$entities;
+            }
+        }
+
+        return [$entities, $named];
     }
 
     public function declareNamed(string $name, Props|Behavior $props): void

@@ -55,10 +55,11 @@ interface LinkHost
     public function dial(int $peer, int $writeHighWaterMark): Future;
 
     /**
-     * The number $peer proves as the server of a link: itself, or this slot's own number for the
-     * other process of a reload.
+     * Whether the server that answered a link to $peer as $serverId is the one meant: $peer
+     * itself, or for the other process of a reload one of this slot's worker number (a node
+     * that rejoined as a new incarnation replaces its workers with new slot numbers).
      */
-    public function serverIdOf(int $peer): int;
+    public function accepts(int $peer, int $serverId): bool;
 
     /**
      * Whether a client that claims to be $role $id may link here: returns how a sender of this

@@ -11,6 +11,7 @@ use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\Exception\FrameException;
+use Nexus\Worker\Slots;
 
 /**
  * The one-way link from this process to a peer (another worker of the machine over a Unix socket,
@@ -85,6 +86,8 @@ final class PeerLink
      */
     private array $unacked = [];
     private float $waitingSince = \INF;
+    /** Loop time of the last acknowledgement, or of the first batch sent since the last one. */
+    private float $ackedAt = 0.0;
     private float $retryDelay = self::RETRY_FIRST;
     private ?int $retryTimer = null;
     private bool $congested = false;
@@ -330,6 +333,9 @@ final class PeerLink
             return;
         }
         $sequence = ++$this->sequence;
+        if ($this->unacked === []) {
+            $this->ackedAt = $this->loop->now();
+        }
         $this->unacked[$sequence] = [$format, $encoded];
         if (!$connection->write(pack('NCJC', \strlen($encoded) + 9, FrameType::Batch->value, $sequence, $format) . $encoded)) {
             $this->congested = true;
@@ -394,7 +400,7 @@ final class PeerLink
                     }
                 }
             } catch (FrameException $e) {
-                $this->host->logger()->warning('Link to worker {worker} closed: {error}', ['worker' => $this->worker, 'error' => $e->getMessage()]);
+                $this->host->logger()->warning('Link to {worker} closed: {error}', ['worker' => Slots::describe($this->worker), 'error' => $e->getMessage()]);
                 $connection->close();
             }
         });
@@ -421,8 +427,8 @@ final class PeerLink
     private function challenged(Connection $connection, FrameType $type, string $payload): void
     {
         $parts = explode(' ', $payload);
-        $expectedId = $this->host->serverIdOf($this->worker);
-        if ($type !== FrameType::Challenge || \count($parts) !== 3 || $parts[0] !== (string) $expectedId) {
+        $serverId = \count($parts) === 3 && preg_match('/^\d{1,18}$/', $parts[0]) === 1 ? (int) $parts[0] : -1;
+        if ($type !== FrameType::Challenge || $serverId < 0 || !$this->host->accepts($this->worker, $serverId)) {
             throw new FrameException('it did not answer the Hello with the Challenge of the expected worker');
         }
         $serverNonce = @hex2bin($parts[1]);
@@ -431,7 +437,7 @@ final class PeerLink
             throw new FrameException('its Challenge is malformed');
         }
         $client = $this->host->identity($this->role);
-        $server = "worker:{$expectedId}";
+        $server = "worker:{$serverId}";
         if (!Handshake::matches($this->host->handshake()->serverProof($this->nonce, $serverNonce, $client, $server), $proof)) {
             throw new FrameException('it does not know the pool secret (its proof does not match)');
         }
@@ -446,8 +452,27 @@ final class PeerLink
         $this->flush();
     }
 
+    /**
+     * Closes a link whose peer has acknowledged nothing for $timeout seconds while batches wait
+     * for it (a peer behind a network that dropped the connection silently, or stopped
+     * forwarding): what was unconfirmed becomes dead letters (WorkerLost) and the link is opened
+     * again. Returns whether it did.
+     */
+    public function expireUnacknowledged(float $timeout): bool
+    {
+        $connection = $this->connection;
+        if ($connection === null || $this->unacked === [] || $this->loop->now() - $this->ackedAt < $timeout) {
+            return false;
+        }
+        $this->host->logger()->warning('Link to {worker} closed: nothing acknowledged for {timeout} s.', ['worker' => Slots::describe($this->worker), 'timeout' => $timeout]);
+        $connection->close();
+
+        return true;
+    }
+
     private function acknowledged(int $sequence): void
     {
+        $this->ackedAt = $this->loop->now();
         foreach ($this->unacked as $sent => $_) {
             if ($sent > $sequence) {
                 break;
@@ -539,8 +564,8 @@ final class PeerLink
         }
         $this->host->peerLost($this->worker);
         if ($count > 0) {
-            $this->host->logger()->notice('Link to worker {worker} lost; {count} messages sent to it were not confirmed and went to dead letters.', [
-                'worker' => $this->worker,
+            $this->host->logger()->warning('Link to {worker} lost; {count} messages sent to it were not confirmed and went to dead letters (worker lost: delivery unknown).', [
+                'worker' => Slots::describe($this->worker),
                 'count' => $count,
             ]);
         }
@@ -561,8 +586,8 @@ final class PeerLink
         }
         if ($loop->now() - $this->waitingSince >= $this->host->undeliveredTimeout()) {
             $count = $this->sealedCount + $this->segmentCount;
-            $this->host->logger()->warning('Worker {worker} unreachable for {timeout} s: {count} messages for it went to dead letters.', [
-                'worker' => $this->worker,
+            $this->host->logger()->warning('{worker} unreachable for {timeout} s: {count} messages for it went to dead letters (worker unavailable).', [
+                'worker' => ucfirst(Slots::describe($this->worker)),
                 'timeout' => $this->host->undeliveredTimeout(),
                 'count' => $count,
             ]);
