@@ -63,7 +63,7 @@ final class HttpWorker implements WorkerMain
 
         $stopping = false;
         $onStopping = $this->onStopping;
-        $stop = static function (int $signal = 0) use (&$stopping, $server, $system, $context, $onStopping): void {
+        $stop = static function (int $signal = 0) use (&$stopping, $server, $system, $context, $onStopping, $loop): void {
             if ($stopping) {
                 return;
             }
@@ -71,9 +71,23 @@ final class HttpWorker implements WorkerMain
             if ($onStopping !== null) {
                 $onStopping($signal);
             }
-            $context->handOff();
-            $server->stop($context->options->stopTimeout, self::IDLE_GRACE)->onSettle(static function () use ($system, $context): void {
-                $system->shutdown($context->options->actorStopTimeout);
+            // The actors stop once the requests in flight are answered and, in a reload, the ones
+            // handed off have stopped after their queued messages (or the actors' time is up).
+            $handedOff = $context->handOff();
+            $server->stop($context->options->stopTimeout, self::IDLE_GRACE)->onSettle(static function () use ($system, $context, $handedOff, $loop): void {
+                $deadline = $loop->now() + $context->options->actorStopTimeout;
+                if ($handedOff === null || $handedOff->isSettled()) {
+                    $system->shutdown($context->options->actorStopTimeout);
+
+                    return;
+                }
+                $timer = $loop->delay($context->options->actorStopTimeout, static function () use ($system): void {
+                    $system->shutdown(0.0);
+                });
+                $handedOff->onSettle(static function () use ($system, $loop, $timer, $deadline): void {
+                    $loop->cancel($timer);
+                    $system->shutdown(max(0.0, $deadline - $loop->now()));
+                });
             });
         };
         $watchers = [$loop->onSignal(\SIGTERM, $stop), $loop->onSignal(\SIGINT, $stop)];

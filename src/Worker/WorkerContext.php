@@ -8,6 +8,7 @@ use Nexus\Actor\ActorSystem;
 use Nexus\Cluster\View;
 use Nexus\Io\Listener;
 use Nexus\Io\ListenOptions;
+use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Codec\Codecs;
 use Nexus\Worker\Codec\MessageClasses;
@@ -126,13 +127,23 @@ final class WorkerContext
 
     /**
      * Call first when this worker is asked to stop: during a reload (a new worker has taken this
-     * slot), its named actors and entities stop, each after the message in hand, and pass with
-     * what they still had queued to the new worker, which starts them only then. Does nothing
-     * when the pool is stopping or join() was not called.
+     * slot), its named actors and entities stop, each after the messages queued before and its
+     * write in flight, and pass with what they still had queued to the new worker, which starts
+     * them only then. The future settles once they have all stopped (null: nothing to wait for,
+     * the pool is stopping or join() was not called): shut the actor system down only then, so
+     * that none is stopped hard in the middle of a write.
+     *
+     * @return Future<null>|null
      */
-    public function handOff(): void
+    public function handOff(): ?Future
     {
-        $this->mesh?->handOff();
+        $mesh = $this->mesh;
+        if ($mesh === null) {
+            return null;
+        }
+        $mesh->handOff();
+
+        return $mesh->handOff->completed();
     }
 
     /**

@@ -15,6 +15,7 @@ use Nexus\Actor\Remote\Endpoint;
 use Nexus\Actor\Signal\PostStop;
 use Nexus\Actor\Signal\Signal;
 use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Future;
 use Nexus\Worker\Codec\Internal\HandOffComplete;
 
 /**
@@ -63,6 +64,8 @@ final class HandOff
     private bool $completeSent = false;
     /** The pill that stops the old copies during a hand-off: never passed on to the new ones. */
     private ?PoisonPill $pill = null;
+    /** @var Deferred<null>|null settles once the old copies have all stopped (old worker) */
+    private ?Deferred $completed = null;
     /** @var array<string, Endpoint> the placed actors this worker stops and hands off */
     private array $stopping = [];
 
@@ -285,6 +288,21 @@ final class HandOff
     }
 
     /**
+     * Settles once the placed actors this worker hands off have all stopped (each after the
+     * messages queued before its pill and its write in flight); at once when it hands nothing off.
+     *
+     * @return Future<null>
+     */
+    public function completed(): Future
+    {
+        if (!$this->handingOff || $this->completeSent) {
+            return Future::fulfilled($this->mesh->system->loop, null);
+        }
+
+        return ($this->completed ??= new Deferred($this->mesh->system->loop))->future();
+    }
+
+    /**
      * Starts handing the placed actors off to the successor; does nothing when there is none.
      */
     public function start(): bool
@@ -411,6 +429,7 @@ final class HandOff
             return;
         }
         $this->completeSent = true;
+        $this->completed?->tryResolve(null);
         foreach ($this->stopping as $name => $_) {
             $this->mesh->system->alias("/user/{$name}", $this->mesh->remoteRef(Mesh::SUCCESSOR, "/user/{$name}"));
         }

@@ -620,10 +620,10 @@ final class Mesh implements LinkHost
      * Delivers a message for a placed actor that this worker has in hand (from a local sender, or
      * one that waited), starting the actor when it is ours and may start.
      */
-    public function deliverPlaced(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff): void
+    public function deliverPlaced(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff, int $revision = 0): void
     {
         try {
-            $this->toPlaced($path, $message, $sender, $hops, $handOff, true);
+            $this->toPlaced($path, $message, $sender, $hops, $handOff, true, $revision);
         } catch (\Throwable $e) {
             $this->undelivered->failed($path, $message, $sender, $e);
         }
@@ -813,6 +813,12 @@ final class Mesh implements LinkHost
         if (!$this->handOff->start()) {
             return;
         }
+        // The slot's socket for other nodes is shared with the new worker: only it accepts now,
+        // so the links told to move (Goodbye) reach it.
+        foreach ($this->remoteListeners as $listener) {
+            $listener->close();
+        }
+        $this->remoteListeners = [];
         foreach ($this->inbound as $link) {
             if ($link->role() === 'peer') {
                 $link->goodbye();
@@ -862,7 +868,7 @@ final class Mesh implements LinkHost
     {
         if ($this->placements !== null && ($message instanceof Relayed || $this->placements->isPlaced($path))) {
             return $message instanceof Relayed
-                ? $this->toPlaced($path, $message->message, $sender, $message->hops, $message->handOff, $force)
+                ? $this->toPlaced($path, $message->message, $sender, $message->hops, $message->handOff, $force, $message->revision)
                 : $this->toPlaced($path, $message, $sender, 0, false, $force);
         }
         if (str_starts_with($path, ReplyAddresses::PREFIX)) {
@@ -907,13 +913,18 @@ final class Mesh implements LinkHost
      * A message for a placed actor: into its mailbox when it lives here, else where Placements
      * says (started here, passed on, held, refused). False: it must wait (see deliverRouted()).
      */
-    private function toPlaced(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff, bool $force): bool
+    private function toPlaced(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff, bool $force, int $revision = 0): bool
     {
         $placements = $this->placements;
         \assert($placements !== null);
         $ref = $this->recipients->cached($path) ?? $this->system->endpoint($path);
         if ($ref === null || $ref->isTerminated()) {
-            $route = $placements->route($path, $message, $sender, $hops, $handOff, $force);
+            if ($this->handOff->forwards($path)) {
+                $this->handOff->forward($path, $message, $sender); // a reload: to this slot's new worker
+
+                return true;
+            }
+            $route = $placements->route($path, $message, $sender, $hops, $handOff, $force, $revision);
             if ($route !== Placements::DELIVER) {
                 return $route === Placements::HANDLED;
             }

@@ -65,9 +65,9 @@ final class Placements
     private array $named = [];
     /** @var array<string, true> declared entity kinds */
     private array $kinds = [];
-    /** @var list<array{string, mixed, ?ActorRef, int, float}> held: path, message, sender, hops, since */
+    /** @var list<array{string, mixed, ?ActorRef, int, float, int}> held: path, message, sender, hops, since, revision wanted */
     private array $held = [];
-    /** @var list<array{string, mixed, ?ActorRef, int, float}> held messages an old owner passed on: they go first */
+    /** @var list<array{string, mixed, ?ActorRef, int, float, int}> held messages an old owner passed on: they go first */
     private array $heldHandedOff = [];
     /** @var array<string, Endpoint> placed actors of this worker stopping because they moved */
     private array $moving = [];
@@ -201,8 +201,8 @@ final class Placements
         }
         if ($this->settled) {
             $this->startOwned();
-            $this->release();
         }
+        $this->release(); // what waited goes on, or waits again
         $this->checkApplied();
         $this->armSweep();
     }
@@ -238,16 +238,17 @@ final class Placements
      * may start: deliver it here), HANDLED (passed on, held or refused), or WAIT (held messages
      * are at their limit: a link should stop reading; only when !$force).
      */
-    public function route(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff, bool $force): int
+    public function route(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff, bool $force, int $revision = 0): int
     {
-        if ($this->view === null) {
+        if ($this->view === null || $revision > $this->view->revision) {
             if ($this->fenced !== null) {
                 $this->refuse($path, $message, $sender, "this node is not hosting: {$this->fenced}");
 
                 return self::HANDLED;
             }
 
-            return $this->hold($path, $message, $sender, $hops, $handOff, $force); // the first view is on its way
+            // The first view is on its way, or the slot that passed it on has a newer one.
+            return $this->hold($path, $message, $sender, $hops, $handOff, $force, $revision);
         }
         $owner = $this->ownerOf(substr($path, 6));
         if ($owner === null) {
@@ -261,7 +262,7 @@ final class Placements
 
                 return self::HANDLED;
             }
-            $this->mesh->relay($owner, $path, new Relayed($message, $hops + 1, $handOff), $sender);
+            $this->mesh->relay($owner, $path, new Relayed($message, $hops + 1, $handOff, $this->view->revision), $sender);
             if ($this->moving !== []) {
                 $this->passedTo[$owner] = true;
             }
@@ -272,7 +273,7 @@ final class Placements
             return self::DELIVER;
         }
 
-        return $this->hold($path, $message, $sender, $hops, $handOff, $force);
+        return $this->hold($path, $message, $sender, $hops, $handOff, $force, $revision);
     }
 
     /**
@@ -346,7 +347,7 @@ final class Placements
         }
     }
 
-    private function hold(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff, bool $force): int
+    private function hold(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff, bool $force, int $revision): int
     {
         if (\count($this->held) + \count($this->heldHandedOff) >= self::HOLD_LIMIT) {
             if (!$force) {
@@ -356,7 +357,7 @@ final class Placements
 
             return self::HANDLED;
         }
-        $entry = [$path, $message, $sender, $hops, $this->mesh->system->loop->now()];
+        $entry = [$path, $message, $sender, $hops, $this->mesh->system->loop->now(), $revision];
         if ($handOff) {
             $this->heldHandedOff[] = $entry;
         } else {
@@ -368,18 +369,29 @@ final class Placements
     }
 
     /**
-     * The view is settled: what waited goes on, what the old owners passed on first.
+     * A new view: what waited is routed again (what the old owners passed on first) and goes on,
+     * or keeps waiting where it was (still ours, the view not settled yet: its wait goes on).
      */
     private function release(): void
     {
-        $handedOff = $this->heldHandedOff;
-        $held = $this->held;
-        $this->heldHandedOff = $this->held = [];
-        foreach ($handedOff as [$path, $message, $sender, $hops]) {
-            $this->mesh->deliverPlaced($path, $message, $sender, $hops, true);
+        if ($this->held === [] && $this->heldHandedOff === []) {
+            return;
         }
-        foreach ($held as [$path, $message, $sender, $hops]) {
-            $this->mesh->deliverPlaced($path, $message, $sender, $hops, false);
+        $revision = $this->view->revision ?? \PHP_INT_MAX;
+        $go = [];
+        foreach (['heldHandedOff', 'held'] as $list) {
+            $keep = [];
+            foreach ($this->{$list} as $entry) {
+                if ($this->fenced === null && !$this->settled && $entry[5] <= $revision && $this->ownerOf(substr($entry[0], 6)) === $this->mesh->id) {
+                    $keep[] = $entry;
+                } else {
+                    $go[] = [$entry, $list === 'heldHandedOff'];
+                }
+            }
+            $this->{$list} = $keep;
+        }
+        foreach ($go as [[$path, $message, $sender, $hops, , $wanted], $handOff]) {
+            $this->mesh->deliverPlaced($path, $message, $sender, $hops, $handOff, $wanted);
         }
     }
 

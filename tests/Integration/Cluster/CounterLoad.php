@@ -28,6 +28,10 @@ final class CounterLoad
     public array $ambiguous = [];
     /** @var array<string, list<int>> values acknowledged, in order */
     public array $values = [];
+    /** @var list<string> what the last ambiguous answers said (at most 20), for failure messages */
+    public array $failures = [];
+    /** @var array<string, int> ambiguous answers by kind (the exception class the server named, or the client's) */
+    public array $failureKinds = [];
     /** @var array<string, float> when each counter was last acknowledged (loop time) */
     public array $lastAck = [];
     /** @var array<string, true> counters with a request in flight */
@@ -133,6 +137,12 @@ final class CounterLoad
                 $this->lastAck[$name] = $this->loop->now();
             } else {
                 ++$this->ambiguous[$name];
+                $body = $response instanceof ClientResponse ? json_decode($response->body(), true) : null;
+                $kind = $error !== null ? $error::class : (\is_array($body) && \is_string($body['error'] ?? null) ? $body['error'] : 'status ' . ($response instanceof ClientResponse ? $response->status() : 0));
+                $this->failureKinds[$kind] = ($this->failureKinds[$kind] ?? 0) + 1;
+                if (\count($this->failures) < 20) {
+                    $this->failures[] = \sprintf('%.3f %s: %s', $this->loop->now(), $name, $error !== null ? $error::class . ': ' . $error->getMessage() : ($response instanceof ClientResponse ? $response->status() . ' ' . $response->body() : 'no response'));
+                }
             }
             $this->loop->defer($this->send(...));
         });

@@ -34,14 +34,16 @@ return static function (Application $app, ActorSystem $system, Workers $workers,
             : Effect::reply($value),
         static fn(int $value, object $event): int => $value + 1,
     )->behavior());
-    $answer = static function (string $name, string $command) use ($counters): Response {
+    $answer = static function (string $name, string $command) use ($counters, $workers): Response {
         try {
             $reply = $counters->ref($name)->ask($command, 2.0)->await();
         } catch (\Throwable $e) {
             return Response::json(['error' => $e::class, 'message' => $e->getMessage()], 503);
         }
         if (!\is_int($reply)) {
-            return Response::json(['error' => $reply instanceof CommandFailed ? $reply->kind : get_debug_type($reply)], 503);
+            return Response::json($reply instanceof CommandFailed
+                ? ['error' => $reply->kind, 'message' => $reply->reason, 'slot' => $workers->slot(), 'pid' => getmypid()]
+                : ['error' => get_debug_type($reply)], 503);
         }
 
         return Response::json(['value' => $reply]);
