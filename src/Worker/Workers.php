@@ -90,6 +90,35 @@ final class Workers
     }
 
     /**
+     * Every slot of the pool (its worker numbers), or of the cluster's current view (the workers
+     * of every node not leaving; empty while this node has none).
+     *
+     * @return list<int>
+     */
+    public function slots(): array
+    {
+        $placements = $this->mesh?->placements;
+        if ($placements !== null) {
+            return $placements->view()->slots ?? [];
+        }
+
+        return range(0, $this->count - 1);
+    }
+
+    /**
+     * The actor at $path on slot $slot (see slots()): the local actor on this worker's own slot
+     * (or null: none lives there), else a reference that delivers there.
+     */
+    public function atSlot(int $slot, string $path): ?ActorRef
+    {
+        if ($slot === $this->slot() || $this->mesh === null) {
+            return $this->system->lookup($path);
+        }
+
+        return $this->mesh->remoteRef($slot, $path);
+    }
+
+    /**
      * This worker's slot (see Slots): (node << 8) | worker; its worker number outside a cluster.
      */
     public function slot(): int

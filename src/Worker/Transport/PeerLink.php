@@ -564,7 +564,10 @@ final class PeerLink
         }
         $this->host->peerLost($this->worker);
         if ($count > 0) {
-            $this->host->logger()->warning('Link to {worker} lost; {count} messages sent to it were not confirmed and went to dead letters (worker lost: delivery unknown).', [
+            // Between the workers of a machine this mostly happens as a pool stops; to another
+            // node it means the network or that node failed.
+            $remote = $this->worker >= 0 && Slots::node($this->worker) !== Slots::node($this->host->localId());
+            $this->host->logger()->log($remote ? 'warning' : 'notice', 'Link to {worker} lost; {count} messages sent to it were not confirmed and went to dead letters (worker lost: delivery unknown).', [
                 'worker' => Slots::describe($this->worker),
                 'count' => $count,
             ]);
