@@ -38,12 +38,13 @@ help:
 	@echo "  run        the demo server on 127.0.0.1:8080 (php bin/nexus serve)"
 	@echo "  demo       the actor demo (php bin/nexus demo), exits by itself"
 	@echo "  bench      actor benchmarks (JIT and no JIT) into docs/performance.md"
-	@echo "  bench-http wrk against nexus serve, a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
+	@echo "  bench-http wrk against nexus serve, Workerman (../shared/peers, if there), a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
 	@echo "  bench-workers  the worker pool: cross-worker messaging, world benchmark, HTTP 2 vs 1 workers (QUICK=1)"
 	@echo "  bench-cluster  nodes over TCP loopback with a real etcd: cross-node tell/ask, world on 2 nodes vs 1 (QUICK=1)"
 	@echo "  chaos      the fault campaign: 2 workers under load, workers killed, reloads, slow clients, PostgreSQL/Redis restarts (SHORT=1: 20 s)"
 	@echo "  bench-http-client  the HTTP client against curl_multi and Guzzle on nginx (installs nginx/php8.2-curl)"
 	@echo "  bench-persistence  durable actors on SQLite and PostgreSQL against plain SQL, and over HTTP (QUICK=1)"
+	@echo "  bench-ws   WebSocket echo, broadcast and idle connections, side by side with Workerman (QUICK=1)"
 	@echo "  style-fix  php-cs-fixer fix (rewrites files)"
 	@echo "  analyse    phpstan only"
 	@echo "  unit       phpunit only (all suites)"
@@ -234,7 +235,7 @@ endef
 bench-http: setup
 	$(call http_bench_tools,$(HTTP_BENCH_TOOLS))
 	@mkdir -p bench/results
-	@echo "==> bench-http: wrk against nexus serve, the bare loop and nginx + php-fpm (100 and 1,000 connections; progress on stderr)"
+	@echo "==> bench-http: wrk against nexus serve, Workerman (../shared/peers; skipped with a note when missing), the bare loop and nginx + php-fpm (100 and 1,000 connections; progress on stderr)"
 	@$(PHP) bench/http/run.php \
 	  || { echo "FAILED: bench-http" >&2; exit 1; }
 
@@ -311,3 +312,14 @@ bench-persistence: setup
 	@echo "==> bench-persistence: SQLite and PostgreSQL against plain SQL, recovery, HTTP counters (progress on stderr)"
 	@$(PHP) bench/persistence/run.php $(if $(QUICK),--quick,) \
 	  || { echo "FAILED: bench-persistence" >&2; exit 1; }
+
+# ---- WebSocket benchmark (bench/ws/, results in docs/performance.md) -------------------------------
+
+.PHONY: bench-ws
+
+# QUICK=1: 2 rounds of 2 s, 300 idle connections, no report. Workerman comes from ../shared/peers.
+bench-ws: setup
+	@mkdir -p bench/results
+	@echo "==> bench-ws: echo (100 connections), broadcast (1,000 clients, 2 workers) and idle connections, Nexus and Workerman side by side (progress on stderr)"
+	@$(PHP) bench/ws/run.php $(if $(filter 1 yes true,$(QUICK)),--quick,) \
+	  || { echo "FAILED: bench-ws" >&2; exit 1; }

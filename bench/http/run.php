@@ -3,8 +3,9 @@
 declare(strict_types=1);
 
 /*
- * `make bench-http`: wrk against `nexus serve`, a bare stream_select loop and nginx + php-fpm, side by
- * side, at 100 and 1,000 connections; a table on stdout, progress on stderr, JSON lines in
+ * `make bench-http`: wrk against `nexus serve`, Workerman (from ../shared/peers, skipped with a note
+ * when that folder is missing), a bare stream_select loop and nginx + php-fpm, side by side, at 100
+ * and 1,000 connections; a table on stdout, progress on stderr, JSON lines in
  * bench/results/http.json, and the bench:http section of docs/performance.md + docs/img/http-bench.svg.
  * php bench/http/run.php --help
  */
@@ -30,6 +31,7 @@ $settings = [
     'connections' => '100,1000',
     'threads' => '1',
     'timeout' => '2',
+    'rounds' => '2',
     'servers' => implode(',', ServerLauncher::ALL),
     'json' => "{$root}/bench/results/http.json",
     'doc' => "{$root}/docs/performance.md",
@@ -38,7 +40,8 @@ $settings = [
 ];
 $flags = ['smoke' => false, 'no-report' => false, 'report-only' => false];
 $usage = "Usage: php bench/http/run.php [--smoke] [--no-report] [--report-only] [--duration=S] [--warmup=S] [--connections=N,N]\n"
-    . "         [--threads=N] [--timeout=S] [--servers=A,B] [--json=FILE] [--doc=FILE] [--svg=FILE] [--command=TEXT]\n"
+    . "         [--threads=N] [--timeout=S] [--rounds=N] [--servers=A,B] [--json=FILE] [--doc=FILE] [--svg=FILE] [--command=TEXT]\n"
+    . "  --rounds=N     measure every server, route and connection count N times, the servers in turn; keep the best\n"
     . "  --smoke        1 s runs, 100 connections, nexus + bare-loop only, results in bench/results/http-smoke.json, no report\n"
     . "  --no-report    do not rewrite docs/performance.md and the chart\n"
     . "  --report-only  no measuring: rewrite the report from the --json file\n"
@@ -49,7 +52,7 @@ $usage = "Usage: php bench/http/run.php [--smoke] [--no-report] [--report-only] 
 [$flags, $given] = CommandLine::parse(array_slice($argv, 1), $flags, $settings, $usage);
 $settings = [...$settings, ...$given];
 if ($flags['smoke']) {
-    $settings = [...$settings, 'duration' => '1', 'warmup' => '1', 'connections' => '100', 'servers' => ServerLauncher::NEXUS . ',' . ServerLauncher::BARE, 'json' => "{$root}/bench/results/http-smoke.json"];
+    $settings = [...$settings, 'duration' => '1', 'warmup' => '1', 'connections' => '100', 'rounds' => '1', 'servers' => ServerLauncher::NEXUS . ',' . ServerLauncher::BARE, 'json' => "{$root}/bench/results/http-smoke.json"];
     $flags['no-report'] = true;
 }
 
@@ -57,11 +60,12 @@ $duration = (int) $settings['duration'];
 $warmup = (int) $settings['warmup'];
 $threads = (int) $settings['threads'];
 $timeout = (int) $settings['timeout'];
+$rounds = (int) $settings['rounds'];
 $connectionCounts = array_map('intval', explode(',', $settings['connections']));
 $servers = array_values(array_filter(explode(',', $settings['servers']), static fn(string $s): bool => $s !== ''));
-foreach ([$duration, $threads, $timeout, ...$connectionCounts] as $number) {
+foreach ([$duration, $threads, $timeout, $rounds, ...$connectionCounts] as $number) {
     if ($number < 1) {
-        fwrite(STDERR, "--duration, --threads, --timeout and --connections must be positive integers.\n");
+        fwrite(STDERR, "--duration, --threads, --timeout, --rounds and --connections must be positive integers.\n");
         exit(2);
     }
 }
@@ -72,7 +76,7 @@ if ($warmup < 0 || array_diff($servers, ServerLauncher::ALL) !== [] || $servers 
 
 if ($flags['report-only']) {
     $found = array_filter(['wrk' => findTool('wrk'), 'nginx' => findTool('nginx'), 'php-fpm8.2' => findTool('php-fpm8.2')], static fn(?string $path): bool => $path !== null);
-    exit(writeReport(readResults($settings['json']), $settings, toolVersions($found)) ? 0 : 1);
+    exit(writeReport(readResults($settings['json']), $settings, toolVersions($found), [], $rounds) ? 0 : 1);
 }
 
 // ---- tools ------------------------------------------------------------------------------------
@@ -99,19 +103,19 @@ if (!mkdir($tempDir, 0o755)) {
     fwrite(STDERR, "Cannot create {$tempDir}.\n");
     exit(1);
 }
-/** @var RunningServer|null $current */
-$current = null;
+/** @var array<string, RunningServer> $running */
+$running = [];
 /** @var ManagedProcess|null $wrkProcess */
 $wrkProcess = null;
-$cleanup = static function () use (&$current, &$wrkProcess, $tempDir): void {
+$cleanup = static function () use (&$running, &$wrkProcess, $tempDir): void {
     if ($wrkProcess instanceof ManagedProcess) {
         $wrkProcess->stop();
         $wrkProcess = null;
     }
-    if ($current instanceof RunningServer) {
-        $current->stop();
-        $current = null;
+    foreach (array_reverse($running) as $server) {
+        $server->stop();
     }
+    $running = [];
     Files::removeTree($tempDir);
 };
 $trackWrk = static function (?ManagedProcess $process) use (&$wrkProcess): void {
@@ -136,14 +140,22 @@ if (!is_dir($jsonDirectory) && !mkdir($jsonDirectory, 0o777, true)) {
 }
 file_put_contents($settings['json'], '');
 $launcher = new ServerLauncher($root, $tempDir, PHP_BINARY, $tools['nginx'] ?? 'nginx', $tools['php-fpm8.2'] ?? 'php-fpm8.2');
+/** @var array<string, string> $skipped server => why it was not run */
+$skipped = [];
+if (in_array(ServerLauncher::WORKERMAN, $servers, true) && $launcher->peersDir() === null) {
+    $skipped[ServerLauncher::WORKERMAN] = 'no ../shared/peers/workerman_server.php beside the checkout (or NEXUS_PEERS_DIR), so the Workerman targets cannot be checked in this run';
+    progress('Note: Workerman skipped: ' . $skipped[ServerLauncher::WORKERMAN] . '.');
+    $servers = array_values(array_diff($servers, [ServerLauncher::WORKERMAN]));
+}
 $measurements = [];
 $failed = false;
 $started = microtime(true);
 progress(sprintf(
-    'bench-http: %s; routes %s; %s connections; wrk -t%d -d%ds --latency --timeout %ds after a %d s warm-up; temp dir %s',
+    'bench-http: %s; routes %s; %s connections; %d rounds of wrk -t%d -d%ds --latency --timeout %ds after a %d s warm-up; temp dir %s',
     implode(', ', $servers),
-    implode(', ', array_keys(HttpReport::ROUTES)),
+    implode(', ', array_keys(HttpReport::ROUTES)) . ' (nexus also ' . implode(', ', array_keys(HttpReport::NEXUS_ROUTES)) . ')',
     implode(' and ', $connectionCounts),
+    $rounds,
     $threads,
     $duration,
     $timeout,
@@ -152,48 +164,79 @@ progress(sprintf(
 ));
 
 try {
+    // Every server runs from the start, and each measurement goes round all of them in turn
+    // (the order reversed every other round), so that load from elsewhere on this shared machine
+    // falls on all of them alike; each figure is the best of its rounds.
     foreach ($servers as $name) {
         progress("==> {$name}: starting");
-        $current = $launcher->start($name);
-        progress("    {$name} listens on 127.0.0.1:{$current->port} (pids " . implode(', ', $current->pids()) . ')' . ($name === ServerLauncher::NEXUS ? ': ' . nexusBanner($tempDir) : ''));
-        checkRoutes($current);
-        foreach (array_keys(HttpReport::ROUTES) as $route) {
-            $url = "http://127.0.0.1:{$current->port}{$route}";
-            if ($warmup > 0) {
+        $server = $launcher->start($name);
+        $running[$name] = $server;
+        progress("    {$name} listens on 127.0.0.1:{$server->port} (pids " . implode(', ', $server->pids()) . ')' . ($name === ServerLauncher::NEXUS ? ': ' . nexusBanner($tempDir) : ''));
+        checkRoutes($server);
+        if ($warmup > 0) {
+            foreach (routesOf($name) as $route) {
                 progress("    warm-up {$route}: {$warmup} s at " . min($connectionCounts) . ' connections');
-                runWrk($tools['wrk'], $threads, min($connectionCounts), $warmup, $timeout, $url, $tempDir, $trackWrk);
-            }
-            foreach ($connectionCounts as $connections) {
-                $before = $current->cpuSeconds();
-                $wallStart = microtime(true);
-                [$output, $wrkCpu] = runWrk($tools['wrk'], $threads, $connections, $duration, $timeout, $url, $tempDir, $trackWrk);
-                $after = $current->cpuSeconds();
-                $wall = microtime(true) - $wallStart;
-                $crashed = $current->crashed();
-                if ($crashed !== null) {
-                    throw new RuntimeException("{$crashed->name} died during the run:\n" . $crashed->logTail());
-                }
-                $m = new Measurement($name, $route, $connections, $threads, (float) $duration, WrkOutputParser::parse($output), $wrkCpu, $before === null || $after === null ? null : $after - $before, $wall);
-                $measurements[] = $m;
-                file_put_contents($settings['json'], json_encode($m->toArray(), JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES) . "\n", FILE_APPEND);
-                progress(sprintf(
-                    '    %-11s c=%-5d %10s RPS  avg %s  p99 %s  max %s  errors %d  timeouts %d  non-2xx %d  wrk CPU %s',
-                    $route,
-                    $connections,
-                    number_format($m->wrk->rps, 0, '.', ','),
-                    fmtMs($m->wrk->avgMs),
-                    $m->wrk->p99Ms === null ? '—' : fmtMs($m->wrk->p99Ms),
-                    fmtMs($m->wrk->maxMs),
-                    $m->wrk->errors(),
-                    $m->wrk->timeouts,
-                    $m->wrk->non2xx,
-                    $m->wrkCpuShare() === null ? '—' : sprintf('%.2f cores', $m->wrkCpuShare()),
-                ));
+                runWrk($tools['wrk'], $threads, min($connectionCounts), $warmup, $timeout, "http://127.0.0.1:{$server->port}{$route}", $tempDir, $trackWrk);
             }
         }
-        progress("    {$name}: stopping");
-        $current->stop();
-        $current = null;
+    }
+    /** @var array<string, Measurement> $best */
+    $best = [];
+    $allRoutes = array_keys([...HttpReport::ROUTES, ...HttpReport::NEXUS_ROUTES]);
+    for ($round = 1; $round <= $rounds; ++$round) {
+        progress("==> round {$round} of {$rounds}");
+        $order = $round % 2 === 1 ? $servers : array_reverse($servers);
+        foreach ($allRoutes as $route) {
+            foreach ($connectionCounts as $connections) {
+                foreach ($order as $name) {
+                    if (!in_array($route, routesOf($name), true)) {
+                        continue;
+                    }
+                    $server = $running[$name];
+                    $before = $server->cpuSeconds();
+                    $wallStart = microtime(true);
+                    [$output, $wrkCpu] = runWrk($tools['wrk'], $threads, $connections, $duration, $timeout, "http://127.0.0.1:{$server->port}{$route}", $tempDir, $trackWrk);
+                    $after = $server->cpuSeconds();
+                    $wall = microtime(true) - $wallStart;
+                    $crashed = $server->crashed();
+                    if ($crashed !== null) {
+                        throw new RuntimeException("{$crashed->name} died during the run:\n" . $crashed->logTail());
+                    }
+                    $m = new Measurement($name, $route, $connections, $threads, (float) $duration, WrkOutputParser::parse($output), $wrkCpu, $before === null || $after === null ? null : $after - $before, $wall);
+                    $key = "{$name} {$route} {$connections}";
+                    if (!isset($best[$key]) || $m->wrk->rps > $best[$key]->wrk->rps) {
+                        $best[$key] = $m;
+                    }
+                    progress(sprintf(
+                        '    %-13s %-12s c=%-5d %10s RPS  avg %s  p99 %s  max %s  errors %d  timeouts %d  non-2xx %d  wrk CPU %s  server CPU %s',
+                        $name,
+                        $route,
+                        $connections,
+                        number_format($m->wrk->rps, 0, '.', ','),
+                        fmtMs($m->wrk->avgMs),
+                        $m->wrk->p99Ms === null ? '—' : fmtMs($m->wrk->p99Ms),
+                        fmtMs($m->wrk->maxMs),
+                        $m->wrk->errors(),
+                        $m->wrk->timeouts,
+                        $m->wrk->non2xx,
+                        $m->wrkCpuShare() === null ? '—' : sprintf('%.2f cores', $m->wrkCpuShare()),
+                        $m->serverCpuShare() === null ? '—' : sprintf('%.2f cores', $m->serverCpuShare()),
+                    ));
+                }
+            }
+        }
+    }
+    // The report's order: by server, then route, then connections.
+    foreach ($servers as $name) {
+        foreach (routesOf($name) as $route) {
+            foreach ($connectionCounts as $connections) {
+                $m = $best["{$name} {$route} {$connections}"] ?? null;
+                if ($m !== null) {
+                    $measurements[] = $m;
+                    file_put_contents($settings['json'], json_encode($m->toArray(), JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES) . "\n", FILE_APPEND);
+                }
+            }
+        }
     }
 } catch (Throwable $e) {
     fwrite(STDERR, 'FAILED: bench-http — ' . $e->getMessage() . "\n");
@@ -203,18 +246,30 @@ try {
 }
 
 if ($measurements !== []) {
-    echo renderTable(new HttpReport($measurements), $measurements);
+    echo renderTable(new HttpReport($measurements, $skipped, $rounds), $measurements);
 }
 progress(sprintf('bench-http: %d runs in %.0f s; JSON lines in %s', count($measurements), microtime(true) - $started, $settings['json']));
 if ($failed) {
     exit(1);
 }
-if (!$flags['no-report'] && !writeReport($measurements, $settings, $versions)) {
+if (!$flags['no-report'] && !writeReport($measurements, $settings, $versions, $skipped, $rounds)) {
     exit(1);
 }
 exit(0);
 
 // ---- helpers ----------------------------------------------------------------------------------
+
+/**
+ * The routes $server is measured on: Nexus also on the routes only it serves.
+ *
+ * @return list<string>
+ */
+function routesOf(string $server): array
+{
+    $routes = array_keys(HttpReport::ROUTES);
+
+    return $server === ServerLauncher::NEXUS ? [...$routes, ...array_keys(HttpReport::NEXUS_ROUTES)] : $routes;
+}
 
 function progress(string $line): void
 {
@@ -348,7 +403,7 @@ function renderTable(HttpReport $report, array $measurements): string
         $ratio = $report->ratio($m);
         $rows[] = [
             $m->server,
-            HttpReport::ROUTES[$m->route] ?? $m->route,
+            HttpReport::label($m->route),
             (string) $m->connections,
             number_format($m->wrk->rps, 0, '.', ','),
             $ratio === null ? '-' : sprintf('%.2f', $ratio),
@@ -418,15 +473,16 @@ function readResults(string $file): array
  * @param list<Measurement>     $measurements
  * @param array<string, string> $settings
  * @param array<string, string> $versions
+ * @param array<string, string> $skipped  server => why it was not run
  */
-function writeReport(array $measurements, array $settings, array $versions = []): bool
+function writeReport(array $measurements, array $settings, array $versions = [], array $skipped = [], int $rounds = 1): bool
 {
     if ($measurements === []) {
         fwrite(STDERR, "No measurements: nothing to report.\n");
 
         return false;
     }
-    $report = new HttpReport($measurements);
+    $report = new HttpReport($measurements, $skipped, $rounds);
     $chartPath = relativeTo(dirname($settings['doc']), $settings['svg']);
     $section = $report->section(Environment::detect(), $settings['command'], date('Y-m-d H:i T'), $chartPath, $versions);
     $error = ReportFiles::update($settings['doc'], $settings['svg'], static fn(string $document): string => HttpReport::replaceSection($document, $section), $report->chart());

@@ -11,19 +11,22 @@ declare(strict_types=1);
  * integration.
  *
  *   php bench/ws/echo.php [--connections=100] [--seconds=5] [--warmup=1] [--size=32] [--binary] [--deflate] [--no-jit]
+ *                         [--address=tcp://127.0.0.1:PORT --path=/ws/echo] [--json]
+ *
+ * With --address it drives a server already running there (make bench-ws: `nexus serve` and
+ * Workerman) instead of starting echo-server.php; --json prints the result as one JSON line.
  */
 
 use Nexus\Bench\CommandLine;
-use Nexus\Http\WebSocket\WebSocketConnection;
 use Nexus\Runtime\Loop;
 use Nexus\Tests\Support\CpuTime;
 use Nexus\Tests\Support\WebSocket\ClientConnector;
 
 require dirname(__DIR__, 2) . '/vendor/autoload.php';
 
-$settings = ['connections' => '100', 'seconds' => '5', 'warmup' => '1', 'size' => '32'];
-$flags = ['binary' => false, 'deflate' => false, 'no-jit' => false, 'child' => false];
-$usage = "Usage: php bench/ws/echo.php [--connections=N] [--seconds=S] [--warmup=S] [--size=BYTES] [--binary] [--deflate] [--no-jit]\n";
+$settings = ['connections' => '100', 'seconds' => '5', 'warmup' => '1', 'size' => '32', 'address' => '', 'path' => '/'];
+$flags = ['binary' => false, 'deflate' => false, 'no-jit' => false, 'child' => false, 'json' => false];
+$usage = "Usage: php bench/ws/echo.php [--connections=N] [--seconds=S] [--warmup=S] [--size=BYTES] [--binary] [--deflate] [--no-jit] [--address=tcp://HOST:PORT] [--path=/ws/echo] [--json]\n";
 [$flags, $given] = CommandLine::parse(array_slice($argv, 1), $flags, $settings, $usage);
 $settings = [...$settings, ...$given];
 $jit = ['-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=tracing', '-d', 'opcache.jit_buffer_size=64M'];
@@ -41,34 +44,37 @@ $warmup = max(0.0, (float) $settings['warmup']);
 $size = max(1, (int) $settings['size']);
 $binary = $flags['binary'];
 
-$server = proc_open(
-    [PHP_BINARY, ...($flags['no-jit'] ? [] : $jit), dirname(__DIR__, 2) . '/tests/Support/WebSocket/echo-server.php', ...($flags['deflate'] ? [] : ['--no-deflate'])],
-    [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => STDERR],
-    $pipes,
-);
-if ($server === false) {
-    fwrite(STDERR, "Could not start the echo server.\n");
-    exit(1);
+$server = null;
+$pipes = [];
+$address = $settings['address'];
+if ($address === '') {
+    $server = proc_open(
+        [PHP_BINARY, ...($flags['no-jit'] ? [] : $jit), dirname(__DIR__, 2) . '/tests/Support/WebSocket/echo-server.php', ...($flags['deflate'] ? [] : ['--no-deflate'])],
+        [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => STDERR],
+        $pipes,
+    );
+    if ($server === false) {
+        fwrite(STDERR, "Could not start the echo server.\n");
+        exit(1);
+    }
+    $line = (string) fgets($pipes[1]);
+    if (preg_match('#listening (tcp://\S+)#', $line, $match) !== 1) {
+        fwrite(STDERR, "The echo server did not start: {$line}\n");
+        exit(1);
+    }
+    $address = $match[1];
 }
-$line = (string) fgets($pipes[1]);
-if (preg_match('#listening (tcp://\S+)#', $line, $match) !== 1) {
-    fwrite(STDERR, "The echo server did not start: {$line}\n");
-    exit(1);
-}
-$address = $match[1];
 
 $loop = new Loop();
 $payload = $binary ? random_bytes($size) : str_repeat('x', $size);
 $count = 0;
 $clients = [];
 for ($i = 0; $i < $connections; ++$i) {
-    $ws = null;
-    $ws = ClientConnector::connect($loop, $address, static function (string $message) use (&$ws, &$count, $payload, $binary): void {
+    // Each connection answers its own echo: one message in flight per connection.
+    $clients[$i] = ClientConnector::connect($loop, $address, static function (string $message) use (&$clients, $i, &$count, $payload, $binary): void {
         ++$count;
-        \assert($ws instanceof WebSocketConnection);
-        $ws->send($payload, $binary);
-    }, offerDeflate: $flags['deflate']);
-    $clients[] = $ws;
+        $clients[$i]->send($payload, $binary);
+    }, path: $settings['path'], offerDeflate: $flags['deflate']);
 }
 foreach ($clients as $ws) {
     $ws->send($payload, $binary);
@@ -95,10 +101,16 @@ $cpu = CpuTime::seconds() - $cpuBefore;
 foreach ($clients as $ws) {
     $ws->close();
 }
-fclose($pipes[0]);
-fclose($pipes[1]);
-proc_close($server);
+if ($server !== null) {
+    fclose($pipes[0]);
+    fclose($pipes[1]);
+    proc_close($server);
+}
 
+if ($flags['json']) {
+    echo json_encode(['connections' => $connections, 'size' => $size, 'round_trips' => $roundTrips, 'all_round_trips' => $count, 'seconds' => $elapsed, 'rate' => $roundTrips / $elapsed, 'client_cpu' => $cpu / $elapsed]), "\n";
+    exit(0);
+}
 printf(
     "%d connections, %d-byte %s messages%s, %s: %s round trips/s (%d in %.2f s; client CPU %.0f%%)\n",
     $connections,

@@ -14,8 +14,10 @@ use Psr\Log\LoggerInterface;
  * DeadLetter, and logged; logging is rate-limited to a burst per window, with a count of what was
  * left out.
  *
- * A redirect (redirectWith()) may take over a message before it becomes a dead letter: the worker
- * pool forwards what reaches an actor it is handing off to the process that takes it over.
+ * A redirect may take over a message before it becomes a dead letter: the worker pool forwards
+ * what reaches an actor it is handing off to the process that takes it over (redirectWith()), and
+ * an entity region hands what reaches a stopped entity to its next incarnation
+ * (redirectChildrenOf(), asked first).
  */
 final class DeadLetters
 {
@@ -27,6 +29,8 @@ final class DeadLetters
     private int $suppressed = 0;
     /** @var (\Closure(mixed, ?ActorRef, string, DeadLetterReason): bool)|null */
     private ?\Closure $redirect = null;
+    /** @var array<string, \Closure(mixed, ?ActorRef, string, DeadLetterReason): bool> by the parent path of the recipients */
+    private array $childRedirects = [];
 
     public function __construct(
         private readonly EventStream $eventStream,
@@ -59,10 +63,35 @@ final class DeadLetters
     }
 
     /**
-     * Whether the redirect took this message over (see redirectWith()).
+     * Lets $redirect take over the messages on their way to dead letters whose recipient is a
+     * child of $parentPath (asked before the redirect of redirectWith()). Null removes it. Used
+     * by entity regions: what reaches an entity that has just stopped goes to its next
+     * incarnation.
+     *
+     * @param (\Closure(mixed, ?ActorRef, string, DeadLetterReason): bool)|null $redirect
+     */
+    public function redirectChildrenOf(string $parentPath, ?\Closure $redirect): void
+    {
+        if ($redirect === null) {
+            unset($this->childRedirects[$parentPath]);
+        } else {
+            $this->childRedirects[$parentPath] = $redirect;
+        }
+    }
+
+    /**
+     * Whether a redirect took this message over (see redirectChildrenOf() and redirectWith()).
      */
     public function redirected(mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): bool
     {
+        if ($this->childRedirects !== []) {
+            $slash = strrpos($recipient, '/');
+            $children = $slash === false ? null : ($this->childRedirects[substr($recipient, 0, $slash)] ?? null);
+            if ($children !== null && $children($message, $sender, $recipient, $reason)) {
+                return true;
+            }
+        }
+
         return $this->redirect !== null && ($this->redirect)($message, $sender, $recipient, $reason);
     }
 

@@ -16,6 +16,7 @@ use Nexus\Io\Connection;
 use Nexus\Log\StderrLogger;
 use Nexus\Persistence\Exception\PersistenceException;
 use Nexus\Persistence\StoreLocation;
+use Nexus\Runtime\Driver\DriverFactory;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Exception\PoolStartException;
 use Nexus\Worker\HttpWorker;
@@ -115,10 +116,11 @@ final class ServeCommand implements Command, HasUsage
             fwrite($stdout, sprintf("Signal %d: stopping (requests in flight get %.0f s to finish).\n", $signal, self::STOP_DEADLINE));
         });
         fwrite($stdout, sprintf(
-            "Nexus is serving %s on %s (1 worker, %s). Stop it with Ctrl+C.\n",
+            "Nexus is serving %s on %s (1 worker, %s; %s). Stop it with Ctrl+C.\n",
             $options->appFile ?? 'the demo app',
             str_replace('tcp://', 'http://', (string) Connection::name($socket, false)),
             JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
+            'loop: ' . DriverFactory::describe(),
         ));
         $code = $worker->run(WorkerContext::standalone($poolOptions, $socket));
         fwrite($stdout, "Stopped.\n");
@@ -143,13 +145,14 @@ final class ServeCommand implements Command, HasUsage
             return self::FAILURE;
         }
         fwrite($stdout, sprintf(
-            "Nexus is serving %s on %s (%d workers, %s; master pid %d%s). Stop it with Ctrl+C, reload it with SIGHUP.\n",
+            "Nexus is serving %s on %s (%d workers, %s; master pid %d%s; each worker: %s). Stop it with Ctrl+C, reload it with SIGHUP.\n",
             $options->appFile ?? 'the demo app',
             str_replace('tcp://', 'http://', (string) $pool->address()),
             $pool->workerCount(),
             JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
             getmypid(),
             $cluster === null ? '' : "; node {$cluster->options->node} of the cluster at {$options->cluster}, incarnation {$cluster->node()}",
+            DriverFactory::describe(),
         ));
         $code = $pool->run();
         fwrite($stdout, "Stopped.\n");

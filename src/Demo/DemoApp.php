@@ -10,14 +10,20 @@ use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Actor\Exception\RecipientTerminatedException;
+use Nexus\Demo\Chat\ChatMember;
+use Nexus\Demo\Chat\EchoHandler;
 use Nexus\Demo\Counter\Incremented;
 use Nexus\Http\Application;
 use Nexus\Http\Handler\HttpException;
 use Nexus\Http\Request;
 use Nexus\Http\Response;
+use Nexus\Http\WebSocket\WebSocketOptions;
 use Nexus\Persistence\CommandFailed;
 use Nexus\Persistence\Effect;
 use Nexus\Persistence\Persistence;
+use Nexus\Worker\EntityKind;
+use Nexus\Worker\EntitySettings;
+use Nexus\Worker\Topics;
 use Nexus\Worker\Workers;
 
 /**
@@ -28,16 +34,26 @@ use Nexus\Worker\Workers;
  *     POST /echo                      200 the request body, with its content type
  *     POST /counter/{name}/increment  {"name":"...","value":N}
  *     GET  /counter/{name}            {"name":"...","value":N}
+ *     GET  /ws/echo                   WebSocket: every message comes back as it came
+ *     GET  /ws/chat/{room}            WebSocket: each text message goes to everybody in the room
+ *     GET  /chat?room=lobby           a page that joins a room and shows its messages
  *
- * Each counter is an event-sourced actor named after it (/user/counter/{name}), created on first
+ * Each counter is an event-sourced entity named after it (/user/counter/{name}), created on first
  * use on the worker that owns its name, so counts stay exact whichever worker a request lands
- * on. Its increments are stored ($persistence: `nexus serve` keeps them in var/nexus.sqlite, or
+ * on; an idle one is passivated and recovers from its events on its next request. Its increments are stored ($persistence: `nexus serve` keeps them in var/nexus.sqlite, or
  * PostgreSQL with --store); an increment is answered once it is stored, and one the store could
  * not take gets 503. Without $persistence the counters live in this process's memory.
  */
 final class DemoApp
 {
-    public static function configure(Application $app, ActorSystem $system, ?Workers $workers = null, ?Persistence $persistence = null): void
+    private static ?string $chatPage = null;
+
+    /**
+     * @param EntitySettings $counterSettings how the counters passivate (EntitySettings: idle after 120 s, 100,000 per worker)
+     *
+     * @return EntityKind the counters
+     */
+    public static function configure(Application $app, ActorSystem $system, ?Workers $workers = null, ?Persistence $persistence = null, EntitySettings $counterSettings = new EntitySettings()): EntityKind
     {
         $workers ??= Workers::single($system);
         $persistence ??= Persistence::inMemory($system);
@@ -45,7 +61,7 @@ final class DemoApp
             $persistence->types->register(Incremented::class, 'demo.counter.incremented');
         }
         $workers->registerMessage(CommandFailed::class);
-        $counters = $workers->kind('counter', static fn(string $name) => self::counter($persistence, $name));
+        $counters = $workers->kind('counter', static fn(string $name) => self::counter($persistence, $name), $counterSettings);
 
         $app->get('/', static fn(): string => 'Hello, world!');
         $app->get('/hello/{name}', static fn(string $name): array => ['message' => "Hello, {$name}!"]);
@@ -62,6 +78,25 @@ final class DemoApp
             '/counter/{name:[A-Za-z0-9_.-]+}',
             static fn(string $name): array => ['name' => $name, 'value' => self::ask($counters->ref($name), 'get')],
         );
+        self::webSockets($app, $system, $workers);
+
+        return $counters;
+    }
+
+    /**
+     * The WebSocket routes and the chat page. A room is a topic (Topics "chat"), so a message
+     * reaches the browsers of that room on every worker.
+     */
+    private static function webSockets(Application $app, ActorSystem $system, Workers $workers): void
+    {
+        $topics = new Topics($system, $workers, 'chat');
+        $app->websocket('/ws/echo', new EchoHandler());
+        $app->websocket(
+            '/ws/chat/{room:[A-Za-z0-9_.-]{1,64}}',
+            static fn(string $room): ChatMember => new ChatMember($topics, $room),
+            new WebSocketOptions(maxFramePayload: 65_536, maxMessageSize: 65_536),
+        );
+        $app->get('/chat', static fn(): Response => Response::html(self::$chatPage ??= (string) file_get_contents(__DIR__ . '/Resources/chat.html')));
     }
 
     private static function counter(Persistence $persistence, string $name): Behavior

@@ -15,6 +15,8 @@ use Nexus\Http\Routing\RouteGroup;
 use Nexus\Http\Routing\Router;
 use Nexus\Http\Routing\RouteTarget;
 use Nexus\Http\Routing\UrlGenerator;
+use Nexus\Http\WebSocket\WebSocketOptions;
+use Nexus\Http\WebSocket\WebSocketRoute;
 use Psr\Container\ContainerInterface;
 use Psr\Http\Server\MiddlewareInterface;
 use Psr\Log\LoggerInterface;
@@ -79,6 +81,18 @@ final class Application
     public function delete(string $path, mixed $handler): RouteDefinition
     {
         return $this->routes->delete($path, $handler);
+    }
+
+    /**
+     * A WebSocket route: GET $path answered with the WebSocket handshake, after the global and
+     * route middleware. $handler is a WebSocketHandler (object or class name) that serves every
+     * connection, or a factory whose parameters are resolved like an HTTP handler's (route
+     * parameters, #[Query], #[Actor], Request, services) returning the WebSocketHandler of one
+     * connection (docs/websocket.md).
+     */
+    public function websocket(string $path, mixed $handler, WebSocketOptions $options = new WebSocketOptions()): RouteDefinition
+    {
+        return $this->routes->websocket($path, $handler, $options);
     }
 
     public function any(string $path, mixed $handler): RouteDefinition
@@ -151,7 +165,9 @@ final class Application
         $targets = [];
         foreach ($definitions as $definition) {
             $label = $definition->label();
-            $handler = $factory->create($definition->handler, $definition->pattern, $label);
+            $handler = $definition->handler instanceof WebSocketRoute
+                ? $definition->handler->compile($factory, $definition->pattern, $label, $this->logger)
+                : $factory->create($definition->handler, $definition->pattern, $label);
             $targets[] = new RouteTarget($definition->methods, $definition->pattern, Pipeline::wrap($definition->pipeline(), $handler), $label);
         }
         $router = Router::compile($targets);

@@ -11,18 +11,23 @@ namespace Nexus\Http;
  *
  * A streamed response ({@see stream()}) has no body but a producer that the server calls once the
  * head is sent; it is framed chunked for HTTP/1.1 and delimited by closing for HTTP/1.0.
+ *
+ * A 101 response ({@see switchingProtocols()}) carries the Upgrade that takes the connection over
+ * once its head is written (a WebSocket route answers a handshake with one).
  */
 final readonly class Response
 {
     /**
      * @param array<string, string|list<string>> $headers
      * @param (\Closure(Server\ResponseStream): void)|null $producer set through {@see stream()}
+     * @param Server\Upgrade|null $upgrade set through {@see switchingProtocols()}
      */
     public function __construct(
         public int $status = 200,
         public array $headers = [],
         public string $body = '',
         public ?\Closure $producer = null,
+        public ?Server\Upgrade $upgrade = null,
     ) {
         if ($status < 100 || $status > 599) {
             throw new \InvalidArgumentException(\sprintf('Response status must be between 100 and 599, got %d.', $status));
@@ -33,6 +38,21 @@ final readonly class Response
         if ($producer !== null && $body !== '') {
             throw new \InvalidArgumentException('A streamed response has no fixed body: write everything through the producer, or drop the producer.');
         }
+        if ($upgrade !== null && $status !== 101) {
+            throw new \InvalidArgumentException("Only a 101 Switching Protocols response carries an upgrade, not a {$status}.");
+        }
+    }
+
+    /**
+     * A 101 Switching Protocols response to an upgrade request: once the server has written its
+     * head (with "Connection: Upgrade"), $upgrade takes the connection over. Middleware may add
+     * fields to it (withHeader() keeps the upgrade).
+     *
+     * @param array<string, string|list<string>> $headers
+     */
+    public static function switchingProtocols(array $headers, Server\Upgrade $upgrade): self
+    {
+        return new self(101, $headers, '', null, $upgrade);
     }
 
     /**
@@ -100,12 +120,13 @@ final readonly class Response
         }
         $headers[$name] = $value;
 
-        return new self($this->status, $headers, $this->body, $this->producer);
+        return new self($this->status, $headers, $this->body, $this->producer, $this->upgrade);
     }
 
+    /** A copy with this status; a status other than 101 drops the upgrade. */
     public function withStatus(int $status): self
     {
-        return new self($status, $this->headers, $this->body, $this->producer);
+        return new self($status, $this->headers, $this->body, $this->producer, $status === 101 ? $this->upgrade : null);
     }
 
     /** A copy with this fixed body; a streamed response becomes a plain one. */

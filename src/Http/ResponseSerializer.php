@@ -84,4 +84,30 @@ final class ResponseSerializer
 
         return $out . $body;
     }
+
+    /**
+     * The head of a 101 Switching Protocols response: its fields as they are (Content-Length and
+     * Transfer-Encoding left out: it has no body), "Connection: Upgrade" (this serializer owns
+     * Connection) and Date. What follows it on the connection belongs to the new protocol.
+     */
+    public static function switchingProtocols(Response $response, string $date): string
+    {
+        if ($response->status !== 101) {
+            throw new \InvalidArgumentException("switchingProtocols() writes a 101 response, not a {$response->status}; use serialize().");
+        }
+        $out = 'HTTP/1.1 101 ' . Status::reason(101) . "\r\n";
+        $hasDate = false;
+        foreach ($response->headers as $name => $value) {
+            $lower = FieldName::lower((string) $name);
+            if ($lower === 'content-length' || $lower === 'transfer-encoding' || $lower === 'connection') {
+                continue;
+            }
+            $hasDate = $hasDate || $lower === 'date';
+            foreach (\is_array($value) ? $value : [$value] as $item) {
+                $out .= $name . ': ' . $item . "\r\n";
+            }
+        }
+
+        return $out . ($hasDate ? '' : 'Date: ' . $date . "\r\n") . "Connection: Upgrade\r\n\r\n";
+    }
 }

@@ -31,6 +31,9 @@ use Nexus\Runtime\Loop;
  *
  * onClose() callbacks run exactly once, with the reason when the connection broke (null for a
  * normal close).
+ *
+ * An owner may attach() one ConnectionHandler object instead of (or besides) the callbacks: it
+ * costs an idle connection no closure and no callback list.
  */
 final class Connection
 {
@@ -68,6 +71,7 @@ final class Connection
     private array $closeCallbacks = [];
     /** @var list<\Closure(): void> */
     private array $drainCallbacks = [];
+    private ?ConnectionHandler $handler = null;
 
     /**
      * @internal Connections come from Listener, Connector and SocketPair.
@@ -78,6 +82,8 @@ final class Connection
         private readonly Loop $loop,
         mixed $stream,
         private readonly int $highWaterMark = self::DEFAULT_HIGH_WATER_MARK,
+        /** The listener that accepted it, told when it closes (a reference rather than an onClose() closure: no closure per connection, and handOver() cannot drop it). */
+        private readonly ?Listener $listener = null,
     ) {
         if ($highWaterMark < 1) {
             throw new \InvalidArgumentException("The write high-water mark must be at least 1 byte, got {$highWaterMark}.");
@@ -126,6 +132,36 @@ final class Connection
     public function onDrain(\Closure $callback): void
     {
         $this->drainCallbacks[] = $callback;
+    }
+
+    /**
+     * Makes $handler the connection's owner: it is told of data, end, drain and close as the
+     * callbacks are (just before them), and reading starts as with onData(). One handler at a
+     * time; attaching another replaces it.
+     */
+    public function attach(ConnectionHandler $handler): void
+    {
+        $this->handler = $handler;
+        if ($this->closed) {
+            $handler->closed($this->closeReason);
+
+            return;
+        }
+        $this->updateReadWatcher();
+    }
+
+    /**
+     * Forgets every onData(), onEnd(), onDrain() and onClose() callback (and the attached
+     * handler), so that another owner can
+     * take the connection over (an HTTP connection that switched to WebSocket with a 101). Reading
+     * stops until the new owner registers onData() or calls read(); bytes waiting to be sent stay
+     * queued, in order, and so does the drain notification they may owe.
+     */
+    public function handOver(): void
+    {
+        $this->handler = null;
+        $this->dataCallbacks = $this->endCallbacks = $this->drainCallbacks = $this->closeCallbacks = [];
+        $this->updateReadWatcher();
     }
 
     /**
@@ -354,6 +390,12 @@ final class Connection
             $read->resolve($data);
             $this->updateReadWatcher();
         }
+        if ($this->handler !== null) {
+            $this->handler->dataReceived($data);
+            if ($this->closed) {
+                return;
+            }
+        }
         foreach ($this->dataCallbacks as $callback) {
             $callback($data);
             if ($this->closed) {
@@ -371,6 +413,8 @@ final class Connection
         $read?->resolve(null);
         $callbacks = $this->endCallbacks;
         $this->endCallbacks = [];
+        $handler = $this->handler;
+        $handler?->endReceived();
         foreach ($callbacks as $callback) {
             $callback();
         }
@@ -379,7 +423,7 @@ final class Connection
         }
         if ($this->writeShut) {
             $this->close();
-        } elseif ($callbacks === [] && $read === null) {
+        } elseif ($callbacks === [] && $read === null && $handler === null) {
             $this->end();
         }
     }
@@ -433,6 +477,12 @@ final class Connection
         }
         if ($this->aboveMark) {
             $this->aboveMark = false;
+            if ($this->handler !== null) {
+                $this->handler->drained();
+                if ($this->closed) {
+                    return;
+                }
+            }
             foreach ($this->drainCallbacks as $callback) {
                 $callback();
                 if ($this->closed) {
@@ -458,7 +508,7 @@ final class Connection
     private function updateReadWatcher(): void
     {
         $want = !$this->closed && !$this->readEnded
-            && ($this->pendingRead !== null || (!$this->paused && $this->dataCallbacks !== []));
+            && ($this->pendingRead !== null || (!$this->paused && ($this->dataCallbacks !== [] || $this->handler !== null)));
         if ($want && $this->readWatcher === null) {
             $this->readWatcher = $this->loop->onReadable($this->stream, $this->handleReadable(...));
         } elseif (!$want && $this->readWatcher !== null) {
@@ -495,8 +545,18 @@ final class Connection
                 $read->reject(new ConnectionClosedException('The connection broke during a read: ' . $reason->getMessage(), 0, $reason));
             }
         }
+        $this->listener?->released($this);
         $callbacks = $this->closeCallbacks;
         $this->dataCallbacks = $this->endCallbacks = $this->drainCallbacks = $this->closeCallbacks = [];
+        $handler = $this->handler;
+        $this->handler = null;
+        if ($handler !== null) {
+            try {
+                $handler->closed($reason);
+            } catch (\Throwable $e) {
+                $this->loop->reportError($e);
+            }
+        }
         foreach ($callbacks as $callback) {
             try {
                 $callback($reason);

@@ -46,7 +46,7 @@ final class Connector
 
             return Future::rejected($loop, new ConnectException("Could not connect to {$address}: {$reason}; is a server listening there?"));
         }
-        $unpollable = Descriptors::pollError($stream);
+        $unpollable = $loop->driver()->limitsDescriptorNumbers() ? Descriptors::pollError($stream) : null;
         if ($unpollable !== null) {
             fclose($stream);
 

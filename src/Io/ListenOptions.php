@@ -11,8 +11,10 @@ namespace Nexus\Io;
  * - reusePort: SO_REUSEPORT, so that several worker processes can listen on the same port and the
  *   kernel spreads connections over them.
  * - maxConnections: open connections at most; at the cap the listener stops accepting (new
- *   connections wait in the backlog) until one closes. It stays below 1024 because stream_select()
- *   cannot watch descriptors past FD_SETSIZE.
+ *   connections wait in the backlog) until one closes. Null (the default): what the loop's driver
+ *   can hold, less reservedDescriptors: the descriptor limit (RLIMIT_NOFILE) with epoll,
+ *   MAX_CONNECTIONS_LIMIT (1,000) with stream_select(), which cannot watch descriptors past
+ *   FD_SETSIZE (1,024). More than the driver can hold is refused when listening.
  * - tcpNoDelay: TCP_NODELAY on accepted connections (no Nagle delay for small writes).
  * - acceptBatch: connections accepted at most per readiness event, so a burst cannot starve the
  *   rest of the loop.
@@ -20,18 +22,21 @@ namespace Nexus\Io;
  * - acceptBackoff: seconds to stop accepting when the process or system is out of file
  *   descriptors (EMFILE, ENFILE) or socket memory, or a connection was refused for its descriptor
  *   number; the clients wait in the backlog meanwhile.
- * - reservedDescriptors: the top descriptors below FD_SETSIZE (1024) that accepted connections
- *   never take, left for sockets opened later (a database connection, a link to another worker,
- *   a log file). A connection that gets one, or a higher one, is closed at once (see Listener).
+ * - reservedDescriptors: descriptors that accepted connections never take, left for sockets
+ *   opened later (a database connection, a link to another worker, a log file). With
+ *   stream_select() these are the top ones below FD_SETSIZE (1024): a connection that gets one, or
+ *   a higher one, is closed at once (see Listener). With epoll the default connection cap leaves
+ *   this many below the descriptor limit.
  */
 final readonly class ListenOptions
 {
+    /** The most connections a listener on a stream_select() loop takes. */
     public const MAX_CONNECTIONS_LIMIT = 1000;
 
     public function __construct(
         public int $backlog = 511,
         public bool $reusePort = false,
-        public int $maxConnections = 1000,
+        public ?int $maxConnections = null,
         public bool $tcpNoDelay = false,
         public int $acceptBatch = 64,
         public int $writeHighWaterMark = Connection::DEFAULT_HIGH_WATER_MARK,
@@ -41,12 +46,8 @@ final readonly class ListenOptions
         if ($backlog < 1) {
             throw new \InvalidArgumentException("The listen backlog must be at least 1, got {$backlog}.");
         }
-        if ($maxConnections < 1 || $maxConnections > self::MAX_CONNECTIONS_LIMIT) {
-            throw new \InvalidArgumentException(sprintf(
-                'maxConnections must be between 1 and %d (stream_select() cannot watch more than 1024 descriptors per process; run more worker processes instead), got %d.',
-                self::MAX_CONNECTIONS_LIMIT,
-                $maxConnections,
-            ));
+        if ($maxConnections !== null && $maxConnections < 1) {
+            throw new \InvalidArgumentException("maxConnections must be at least 1 (or null: what the loop's driver can hold), got {$maxConnections}.");
         }
         if ($acceptBatch < 1) {
             throw new \InvalidArgumentException("acceptBatch must be at least 1, got {$acceptBatch}.");
@@ -55,7 +56,7 @@ final readonly class ListenOptions
             throw new \InvalidArgumentException("acceptBackoff must be a finite number of seconds above zero, got {$acceptBackoff}.");
         }
         if ($reservedDescriptors < 0 || $reservedDescriptors > 512) {
-            throw new \InvalidArgumentException("reservedDescriptors must be between 0 and 512 (of the 1024 descriptors stream_select() can watch), got {$reservedDescriptors}.");
+            throw new \InvalidArgumentException("reservedDescriptors must be between 0 and 512, got {$reservedDescriptors}.");
         }
         if ($writeHighWaterMark < 1) {
             throw new \InvalidArgumentException("writeHighWaterMark must be at least 1 byte, got {$writeHighWaterMark}.");

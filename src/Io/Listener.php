@@ -13,16 +13,18 @@ use Psr\Log\LoggerInterface;
  * A listening TCP (tcp://127.0.0.1:8080, port 0 picks a free one) or Unix (unix:///path/to.sock)
  * socket that accepts connections on the loop.
  *
- * At ListenOptions::$maxConnections open connections it stops accepting until one of them closes:
- * the kernel keeps the newcomers in its backlog meanwhile, so clients wait rather than being
- * refused. close() stops listening; connections already accepted stay open.
+ * At maxConnections() open connections (ListenOptions::$maxConnections, by default what the
+ * loop's driver can hold: see capacity()) it stops accepting until one of them closes: the kernel
+ * keeps the newcomers in its backlog meanwhile, so clients wait rather than being refused.
+ * close() stops listening; connections already accepted stay open.
  *
- * Every descriptor of the process counts against stream_select()'s limit, not only this
- * listener's connections: an accepted connection whose descriptor is at or above
+ * On a stream_select() loop every descriptor of the process counts against its limit, not only
+ * this listener's connections: an accepted connection whose descriptor is at or above
  * FD_SETSIZE - ListenOptions::$reservedDescriptors (992 by default) is closed at once, before the
  * loop ever watches it, so that the loop keeps polling and the top descriptors stay free for
  * sockets opened later (a database connection, a link to another worker). Checking costs one
- * readlink() of /proc/self/fd per accept (Runtime\Descriptors).
+ * readlink() of /proc/self/fd per accept (Runtime\Descriptors). An epoll loop watches any
+ * descriptor number; its bound is the descriptor limit, where accept() fails with EMFILE.
  *
  * When accept() fails for want of file descriptors (EMFILE, ENFILE) or socket memory, or a
  * connection was refused for its descriptor, it stops accepting for ListenOptions::$acceptBackoff
@@ -42,6 +44,9 @@ final class Listener
     private ?int $backoffTimer = null;
     /** out of descriptors since the last successful accept (the warning is logged once) */
     private bool $exhausted = false;
+    private readonly int $maxConnections;
+    /** stream_select(): accepted descriptors must stay below FD_SETSIZE - the reserve */
+    private readonly bool $checkNumbers;
     /** @var array<int, Connection> open connections by object id: they live until closed even if the handler drops them */
     private array $open = [];
     /** @var list<\Closure(Connection): void> */
@@ -61,6 +66,8 @@ final class Listener
     ) {
         $this->server = $server;
         $this->unixPath = $unixPath;
+        $this->maxConnections = self::checkedCap($loop, $options);
+        $this->checkNumbers = $loop->driver()->limitsDescriptorNumbers();
         $this->address = Connection::name($server, false)
             ?? throw new ListenException('The listening socket has no address; the operating system did not report where it is bound.');
         $this->acceptHandler = function (): void {
@@ -80,6 +87,7 @@ final class Listener
         } elseif (!str_starts_with($address, 'tcp://')) {
             throw new ListenException("Could not listen on {$address}: the address needs a tcp:// or unix:// scheme (e.g. tcp://127.0.0.1:8080 or unix:///run/app.sock).");
         }
+        self::checkedCap($loop, $options);
         $socketOptions = ['backlog' => $options->backlog];
         if ($options->reusePort) {
             $socketOptions['so_reuseport'] = true;
@@ -117,6 +125,28 @@ final class Listener
     }
 
     /**
+     * How many connections a listener on $loop can hold at most: the driver's descriptor capacity
+     * less $reservedDescriptors with epoll; ListenOptions::MAX_CONNECTIONS_LIMIT with
+     * stream_select(). The default of ListenOptions::$maxConnections.
+     */
+    public static function capacity(Loop $loop, int $reservedDescriptors = 32): int
+    {
+        $driver = $loop->driver();
+
+        return $driver->limitsDescriptorNumbers()
+            ? ListenOptions::MAX_CONNECTIONS_LIMIT
+            : max(1, $driver->capacity() - $reservedDescriptors);
+    }
+
+    /**
+     * Open connections at most (see the class comment).
+     */
+    public function maxConnections(): int
+    {
+        return $this->maxConnections;
+    }
+
+    /**
      * The bound address, with the real port when port 0 was asked for: tcp://127.0.0.1:40123.
      */
     public function address(): string
@@ -144,6 +174,15 @@ final class Listener
     public function resume(): void
     {
         $this->paused = false;
+        $this->updateWatcher();
+    }
+
+    /**
+     * @internal called by a connection of this listener when it closes
+     */
+    public function released(Connection $connection): void
+    {
+        unset($this->open[spl_object_id($connection)]);
         $this->updateWatcher();
     }
 
@@ -182,9 +221,34 @@ final class Listener
         $this->connectionCallbacks = [];
     }
 
+    /**
+     * @throws ListenException when ListenOptions::$maxConnections is more than the loop can hold
+     */
+    private static function checkedCap(Loop $loop, ListenOptions $options): int
+    {
+        $capacity = self::capacity($loop, $options->reservedDescriptors);
+        if ($options->maxConnections !== null && $options->maxConnections > $capacity) {
+            $driver = $loop->driver();
+
+            throw new ListenException(\sprintf(
+                'ListenOptions::$maxConnections is %d, but the loop\'s %s driver holds at most %d connections (%d descriptors, %d reserved). %s',
+                $options->maxConnections,
+                $driver->name(),
+                $capacity,
+                $driver->capacity(),
+                $options->reservedDescriptors,
+                $driver->limitsDescriptorNumbers()
+                    ? 'Lower it, run more worker processes, or let the loop use epoll (ext-ffi, Linux).'
+                    : 'Lower it, or raise the descriptor limit (ulimit -n; the hard limit as root).',
+            ));
+        }
+
+        return $options->maxConnections ?? $capacity;
+    }
+
     private function accept(): void
     {
-        for ($i = $this->options->acceptBatch; $i > 0 && \count($this->open) < $this->options->maxConnections; --$i) {
+        for ($i = $this->options->acceptBatch; $i > 0 && \count($this->open) < $this->maxConnections; --$i) {
             // Timeout 0: the warning on "nothing left to accept" (or a lost race with another
             // worker on the same port) is expected.
             $stream = @stream_socket_accept($this->server, 0);
@@ -197,7 +261,7 @@ final class Listener
                 break;
             }
             $limit = Descriptors::FD_SETSIZE - $this->options->reservedDescriptors;
-            $number = Descriptors::numberFrom($stream, $limit);
+            $number = $this->checkNumbers ? Descriptors::numberFrom($stream, $limit) : null;
             if ($number !== null) {
                 fclose($stream);
                 $this->backOff(
@@ -211,13 +275,8 @@ final class Listener
                 $this->exhausted = false;
                 $this->logger?->info('Accepting connections on {address} again.', ['address' => $this->address]);
             }
-            $connection = new Connection($this->loop, $stream, $this->options->writeHighWaterMark);
-            $key = spl_object_id($connection);
-            $this->open[$key] = $connection;
-            $connection->onClose(function () use ($key): void {
-                unset($this->open[$key]);
-                $this->updateWatcher();
-            });
+            $connection = new Connection($this->loop, $stream, $this->options->writeHighWaterMark, $this);
+            $this->open[spl_object_id($connection)] = $connection;
             try {
                 foreach ($this->connectionCallbacks as $callback) {
                     $callback($connection);
@@ -279,7 +338,7 @@ final class Listener
 
     private function updateWatcher(): void
     {
-        $want = !$this->closed && !$this->paused && $this->backoffTimer === null && \count($this->open) < $this->options->maxConnections;
+        $want = !$this->closed && !$this->paused && $this->backoffTimer === null && \count($this->open) < $this->maxConnections;
         if ($want && $this->watcher === null) {
             $this->watcher = $this->loop->onReadable($this->server, $this->acceptHandler);
         } elseif (!$want && $this->watcher !== null) {

@@ -9,6 +9,7 @@ use Nexus\Runtime\Exception\CompositeException;
 use Nexus\Runtime\Exception\DeadlockException;
 use Nexus\Runtime\Exception\TimeoutException;
 use Nexus\Runtime\Internal\UnhandledRejection;
+use Nexus\Runtime\Internal\Waiter;
 
 /**
  * A value that arrives later. Inside a fiber (an actor handler, an HTTP handler, Loop::async)
@@ -314,31 +315,17 @@ final class Future
         $ambient = $scheduler->cancellation();
         $cancellation?->throwIfRequested();
         $ambient?->throwIfRequested();
-        $waiting = true;
-        $cancelled = null;
-        $wake = static function () use ($fiber, $loop, &$waiting): void {
-            if ($waiting) {
-                $waiting = false;
-                $loop->defer(static function () use ($fiber): void {
-                    if ($fiber->isSuspended()) {
-                        $fiber->resume();
-                    }
-                });
-            }
-        };
+        $waiter = new Waiter($fiber, $loop);
         $callback = $this->nextCallback++;
-        $this->callbacks[$callback] = static function () use ($wake): void {
-            $wake();
-        };
-        $timer = $timeout === null ? null : $loop->delay($timeout, static function () use ($wake): void {
-            $wake();
-        });
-        $onCancel = static function (CancelledException $e) use (&$cancelled, $wake): void {
-            $cancelled ??= $e;
-            $wake();
-        };
-        $explicitId = $cancellation?->subscribe($onCancel);
-        $ambientId = $ambient?->subscribe($onCancel);
+        $this->callbacks[$callback] = $waiter->wake(...);
+        $timer = $timeout === null ? null : $loop->delay($timeout, $waiter->wake(...));
+        if ($cancellation !== null || $ambient !== null) {
+            $onCancel = $waiter->cancel(...);
+            $explicitId = $cancellation?->subscribe($onCancel);
+            $ambientId = $ambient?->subscribe($onCancel);
+        } else {
+            $explicitId = $ambientId = null;
+        }
         try {
             $scheduler->suspend();
         } finally {
@@ -357,8 +344,8 @@ final class Future
         if ($this->state !== self::PENDING) {
             return;
         }
-        if ($cancelled !== null) {
-            throw $cancelled;
+        if ($waiter->cancelled !== null) {
+            throw $waiter->cancelled;
         }
 
         throw new TimeoutException(\sprintf('Gave up waiting for a future after %.3f s.', $timeout ?? 0.0));

@@ -4,11 +4,14 @@ declare(strict_types=1);
 
 namespace Nexus\Runtime;
 
+use Nexus\Runtime\Driver\DriverFactory;
+use Nexus\Runtime\Driver\PollDriver;
 use Nexus\Runtime\Exception\PollFailedException;
 
 /**
- * The event loop: one per process. It owns the timers (a heap), stream readiness (stream_select),
- * POSIX signals (pcntl), deferred callbacks and the actor scheduler's run queue.
+ * The event loop: one per process. It owns the timers (a heap), stream readiness (through a
+ * PollDriver: epoll where FFI allows it, stream_select() otherwise; see DriverFactory), POSIX
+ * signals (pcntl), deferred callbacks and the actor scheduler's run queue.
  *
  * One turn of the loop (tick): a wait for stream readiness that lasts until the next timer is due
  * (zero when work is pending, indefinitely when only streams or signals remain), then signals, due
@@ -33,14 +36,13 @@ final class Loop
     private array $timerCallbacks = [];
     /** @var array<int, float> interval of repeating timers */
     private array $timerIntervals = [];
-    /** @var array<int, resource> */
-    private array $readStreams = [];
+    private readonly PollDriver $driver;
     /** @var array<int, \Closure(resource, int): void> */
     private array $readCallbacks = [];
-    /** @var array<int, resource> */
-    private array $writeStreams = [];
     /** @var array<int, \Closure(resource, int): void> */
     private array $writeCallbacks = [];
+    /** Read and write watchers registered (the driver holds their streams). */
+    private int $streamWatchers = 0;
     /** @var array<int, array{int, \Closure(int, int): void}> */
     private array $signalWatchers = [];
     /** @var array<int, int> how many watchers each installed signal has */
@@ -53,10 +55,18 @@ final class Loop
     /** Polls in a row that failed with no stream to blame (see pollFailed()). */
     private int $unexplainedPollFailures = 0;
     private float $pollFailureReportedAt = -\INF;
+    /** Read callbacks after which what they scheduled runs, before the next ones (see select()). */
+    private const IO_CHUNK = 64;
     /** PHP's own collection threshold: below it an idle loop does not collect. */
     private const IDLE_GC_ROOTS = 10_000;
-    /** With collectCyclesInBatches(): collect at once above this many possible roots (0: off). */
+    /** How far the thresholds rise when collections keep freeing little: 8 times their start. */
+    private const GC_BACKOFF_LIMIT = 8;
+    /** With collectCyclesInBatches(): the configured root limit (0: off). */
     private int $maxGcRoots = 0;
+    /** Collect when about to wait with this many possible roots (adaptive, see collectCyclesIfDue()). */
+    private int $idleGcRoots = self::IDLE_GC_ROOTS;
+    /** Collect at once with this many possible roots (adaptive). */
+    private int $busyGcRoots = 0;
     private float $spinWindow = \INF;
     private float $activeAt = -\INF;
     /** @var array<int, true> */
@@ -66,8 +76,9 @@ final class Loop
     /** @var (\Closure(\Throwable): void)|null */
     private ?\Closure $errorHandler = null;
 
-    public function __construct(?Clock $clock = null, int $schedulerBudget = 256)
+    public function __construct(?Clock $clock = null, int $schedulerBudget = 256, ?PollDriver $driver = null)
     {
+        $this->driver = $driver ?? DriverFactory::create();
         $this->clock = $clock ?? new SystemClock();
         $this->now = $this->clock->now();
         $this->timers = new TimerQueue();
@@ -82,6 +93,15 @@ final class Loop
     public function scheduler(): Scheduler
     {
         return $this->scheduler;
+    }
+
+    /**
+     * What waits for stream readiness: its name() and capacity() say how many descriptors the
+     * loop can watch.
+     */
+    public function driver(): PollDriver
+    {
+        return $this->driver;
     }
 
     /**
@@ -142,9 +162,10 @@ final class Loop
     public function onReadable(mixed $stream, \Closure $callback): int
     {
         $id = $this->nextId++;
-        $this->readStreams[$id] = $stream;
         $this->readCallbacks[$id] = $callback;
         ++$this->referenced;
+        ++$this->streamWatchers;
+        $this->driver->watchRead($id, $stream);
 
         return $id;
     }
@@ -158,9 +179,10 @@ final class Loop
     public function onWritable(mixed $stream, \Closure $callback): int
     {
         $id = $this->nextId++;
-        $this->writeStreams[$id] = $stream;
         $this->writeCallbacks[$id] = $callback;
         ++$this->referenced;
+        ++$this->streamWatchers;
+        $this->driver->watchWrite($id, $stream);
 
         return $id;
     }
@@ -198,10 +220,14 @@ final class Loop
             $this->release($id);
             $this->compactTimers();
         } elseif (isset($this->readCallbacks[$id])) {
-            unset($this->readCallbacks[$id], $this->readStreams[$id]);
+            unset($this->readCallbacks[$id]);
+            --$this->streamWatchers;
+            $this->driver->unwatch($id);
             $this->release($id);
         } elseif (isset($this->writeCallbacks[$id])) {
-            unset($this->writeCallbacks[$id], $this->writeStreams[$id]);
+            unset($this->writeCallbacks[$id]);
+            --$this->streamWatchers;
+            $this->driver->unwatch($id);
             $this->release($id);
         } elseif (isset($this->signalWatchers[$id])) {
             $signo = $this->signalWatchers[$id][0];
@@ -284,6 +310,12 @@ final class Loop
      * off, and the loop collects instead when it is about to wait for I/O or timers with at least
      * 10,000 possible roots buffered, or at once when $maxRoots are. Cyclic garbage is still freed, in
      * idle time or in batches; an actor system passing objects runs ~20% faster.
+     *
+     * The thresholds adapt, as PHP's own does: a collection that frees little (under 100 values,
+     * or under 1/64 of the roots it walked: the roots were live objects, such as the actors of a
+     * server waiting on its database) doubles both, up to 8 times their start (80,000 and
+     * 800,000 roots by default); one that frees more halves them back. So a loop that waits often with many live objects (once per
+     * database transaction) stops walking them at every wait.
      */
     public function collectCyclesInBatches(int $maxRoots = 100_000): void
     {
@@ -292,6 +324,31 @@ final class Loop
         }
         gc_disable();
         $this->maxGcRoots = $maxRoots;
+        $this->busyGcRoots = $maxRoots;
+        $this->idleGcRoots = min(self::IDLE_GC_ROOTS, $maxRoots);
+    }
+
+    /**
+     * With collectCyclesInBatches(): collects when about to wait (idle time costs nothing) with
+     * as many possible roots as the idle threshold, or at once with as many as the busy one, and
+     * adapts both to what the collection freed. Collecting a few roots at every pause would walk
+     * the graphs of long-lived objects (a server's connections, its actors) over and over.
+     */
+    private function collectCyclesIfDue(bool $aboutToWait): void
+    {
+        $roots = gc_status()['roots'];
+        if ($roots < $this->busyGcRoots && ($roots < $this->idleGcRoots || !$aboutToWait)) {
+            return;
+        }
+        $freed = gc_collect_cycles();
+        if ($freed < 100 || $freed < $roots >> 6) {
+            // Mostly live objects: collecting this often walks them again for nothing.
+            $this->idleGcRoots = min($this->idleGcRoots * 2, min(self::IDLE_GC_ROOTS, $this->maxGcRoots) * self::GC_BACKOFF_LIMIT);
+            $this->busyGcRoots = min($this->busyGcRoots * 2, $this->maxGcRoots * self::GC_BACKOFF_LIMIT);
+        } else {
+            $this->idleGcRoots = max(intdiv($this->idleGcRoots, 2), min(self::IDLE_GC_ROOTS, $this->maxGcRoots));
+            $this->busyGcRoots = max(intdiv($this->busyGcRoots, 2), $this->maxGcRoots);
+        }
     }
 
     /**
@@ -366,17 +423,15 @@ final class Loop
             $due = $this->nextTimerDue();
             $timeout = $due === null ? null : max(0.0, $due - $this->clock->now());
         }
+        if ($timeout !== 0.0) {
+            // About to wait: a pool of fibers left by a burst of waiting handlers can go.
+            $this->scheduler->trimIdle($this->now);
+        }
         if ($this->maxGcRoots > 0) {
-            $roots = gc_status()['roots'];
-            // About to wait (idle time costs nothing) with as many roots as PHP would collect at,
-            // or too many buffered meanwhile. Collecting a few roots at every pause would walk the
-            // graphs of long-lived objects (a server's connections) over and over.
-            if ($roots >= $this->maxGcRoots || ($roots >= self::IDLE_GC_ROOTS && $timeout !== 0.0)) {
-                gc_collect_cycles();
-            }
+            $this->collectCyclesIfDue($timeout !== 0.0);
         }
         $virtual = $this->clock->isVirtual();
-        if ($this->readStreams !== [] || $this->writeStreams !== []) {
+        if ($this->streamWatchers > 0) {
             // With a virtual clock the wait is skipped when a timer is pending (time jumps to it
             // instead); with no timer at all only I/O or a signal can make progress: block.
             $this->select($virtual && $timeout !== null ? 0.0 : $timeout);
@@ -442,12 +497,12 @@ final class Loop
 
     private function runScheduler(): void
     {
-        // A stream_select() costs time in proportion to the streams it watches, and a turn with
-        // runnables left polls again at once. With one budget per turn, 1,000 connections whose
-        // requests arrive together paid a poll of every socket per 256 requests. Scaling the work
-        // per turn with the watched streams keeps the poll a fixed share of the work and still
-        // bounds how long I/O waits.
-        $rounds = 1 + ((\count($this->readStreams) + \count($this->writeStreams)) >> 8);
+        // A poll costs time in proportion to the streams it covers (all watched ones for
+        // stream_select(), the ready ones for epoll), and a turn with runnables left polls again
+        // at once. With one budget per turn, 1,000 connections whose requests arrive together paid
+        // a poll of every socket per 256 requests. Scaling the work per turn with the poll's cost
+        // keeps the poll a fixed share of the work and still bounds how long I/O waits.
+        $rounds = 1 + ($this->driver->pollCost() >> 8);
         do {
             try {
                 $this->scheduler->run();
@@ -511,37 +566,36 @@ final class Loop
 
     private function select(?float $timeout): void
     {
-        $read = $this->readStreams;
-        $write = $this->writeStreams;
-        if ($timeout === null) {
-            $seconds = null;
-            $micros = 0;
-        } else {
-            $seconds = (int) $timeout;
-            $micros = (int) (($timeout - $seconds) * 1e6);
-        }
+        $read = $write = [];
         $ready = 0;
         if ($this->spin > 0.0 && ($timeout === null || $timeout > 0.0) && $this->now - $this->activeAt <= $this->spinWindow) {
             // Polling a little before sleeping: a reply from another process that comes within the
             // spin is seen at once instead of after the scheduler wakes this one (tens of µs).
             $until = hrtime(true) + (int) (min($this->spin, $timeout ?? $this->spin) * 1e9);
             do {
-                $ready = $this->poll($read, $write, 0, 0);
+                $ready = $this->driver->poll(0.0, $read, $write);
                 if ($ready !== 0) {
                     break;
                 }
-                $read = $this->readStreams;
-                $write = $this->writeStreams;
             } while (hrtime(true) < $until && $this->pendingSignals === []);
         }
         if ($ready === 0) {
-            $ready = $this->poll($read, $write, $seconds, $micros);
+            $ready = $this->driver->poll($timeout, $read, $write);
         }
         // The wait may have been long: timers the callbacks start count from now, not the turn's start.
         $this->now = $this->clock->now();
-        if ($ready === false || $ready === 0) {
+        if ($ready === false) {
+            $this->pollFailed($this->driver->lastError());
+
             return;
         }
+        if ($ready === 0) {
+            $this->unexplainedPollFailures = 0;
+
+            return;
+        }
+        $this->unexplainedPollFailures = 0;
+        $chunk = self::IO_CHUNK;
         foreach ($read as $id => $stream) {
             $callback = $this->readCallbacks[$id] ?? null;
             if ($callback !== null) {
@@ -549,6 +603,16 @@ final class Loop
                     $callback($stream, $id);
                 } catch (\Throwable $e) {
                     $this->reportError($e);
+                }
+            }
+            if (--$chunk === 0) {
+                $chunk = self::IO_CHUNK;
+                if ($this->scheduler->hasWork()) {
+                    try {
+                        $this->scheduler->run();
+                    } catch (\Throwable $e) {
+                        $this->reportError($e);
+                    }
                 }
             }
         }
@@ -565,67 +629,33 @@ final class Loop
     }
 
     /**
-     * stream_select() over $read and $write. A signal interrupts the wait with EINTR, which PHP
-     * reports as a warning: that is expected and returns false. Any other failure is a stream the
-     * poll cannot watch: see pollFailed().
-     *
-     * @param array<int, resource> $read
-     * @param array<int, resource> $write
-     */
-    private function poll(array &$read, array &$write, ?int $seconds, int $micros): int|false
-    {
-        $except = null;
-        error_clear_last();
-        try {
-            $ready = @stream_select($read, $write, $except, $seconds, $micros);
-        } catch (\TypeError|\ValueError $e) {
-            // A stream closed while still watched.
-            $this->pollFailed($e->getMessage());
-
-            return false;
-        }
-        if ($ready === false) {
-            $message = error_get_last()['message'] ?? '';
-            if (!str_contains($message, 'Interrupted system call')) {
-                $this->pollFailed($message);
-            }
-        } else {
-            $this->unexplainedPollFailures = 0;
-        }
-
-        return $ready;
-    }
-
-    /**
-     * The poll failed at once: a watched stream was closed, or its descriptor is at or above
-     * FD_SETSIZE (1024), which stream_select() refuses for the whole set. Instead of failing every
-     * turn (a loop spinning at full CPU and serving nothing), the watchers of the streams it cannot
-     * watch are removed and the failure is reported; the other streams are served on. Their owners
-     * see no more readiness and end through their own timeouts. A failure no stream can be blamed
-     * for is reported the first time and then once a second (with the count), and the loop waits
-     * 1 ms after it, doubling up to 100 ms while it lasts, so that it never spins.
+     * The poll failed at once: a watched stream was closed, or (stream_select()) its descriptor is
+     * at or above FD_SETSIZE (1024), which stream_select() refuses for the whole set. Instead of
+     * failing every turn (a loop spinning at full CPU and serving nothing), the watchers of the
+     * streams the driver cannot watch are removed and the failure is reported; the other streams
+     * are served on. Their owners see no more readiness and end through their own timeouts. A
+     * failure no stream can be blamed for is reported the first time and then once a second (with
+     * the count), and the loop waits 1 ms after it, doubling up to 100 ms while it lasts, so that
+     * it never spins.
      */
     private function pollFailed(string $message): void
     {
-        $culprits = [];
-        foreach ([$this->readStreams, $this->writeStreams] as $streams) {
-            foreach ($streams as $id => $stream) {
-                $error = Descriptors::pollError($stream);
-                if ($error !== null) {
-                    $culprits[$id] = $error;
-                }
-            }
-        }
+        $culprits = $this->driver->culprits();
         foreach (array_keys($culprits) as $id) {
             $this->cancel($id);
         }
         $reason = trim(strtok($message, "\n") ?: 'no reason given');
+        $driver = $this->driver->name();
         if ($culprits !== []) {
             $this->reportError(new PollFailedException(\sprintf(
-                'stream_select() failed (%s); stopped watching %d stream(s) it cannot poll (%s). Keep descriptors below 1024: fewer connections per worker (ListenOptions::$maxConnections), more workers.',
+                '%s failed (%s); stopped watching %d stream(s) it cannot poll (%s). %s',
+                $driver,
                 $reason,
                 \count($culprits),
                 implode(', ', \array_slice(array_unique($culprits), 0, 5)),
+                $this->driver->limitsDescriptorNumbers()
+                    ? 'Keep descriptors below 1024: fewer connections per worker (ListenOptions::$maxConnections), more workers, or the epoll driver (ext-ffi).'
+                    : 'Cancel a stream\'s watchers before closing it.',
             )));
 
             return;
@@ -637,7 +667,8 @@ final class Loop
         if ($this->unexplainedPollFailures === 1 || $now - $this->pollFailureReportedAt >= 1.0) {
             $this->pollFailureReportedAt = $now;
             $this->reportError(new PollFailedException(\sprintf(
-                'stream_select() failed (%s); no watched stream could be blamed (%d failure(s) in a row). The loop retries with a growing pause.',
+                '%s failed (%s); no watched stream could be blamed (%d failure(s) in a row). The loop retries with a growing pause.',
+                $driver,
                 $reason,
                 $this->unexplainedPollFailures,
             )));

@@ -11,9 +11,12 @@ namespace Nexus\Runtime;
  * per loop turn so that timers and I/O are served in between. When a runnable waits (awaits a
  * future), the fiber it runs in is handed over to it until it is resumed, and the next loop turn
  * continues the run queue in a fresh fiber taken from a pool. A fiber is therefore only created
- * when something actually waits, never one per actor. At most MAX_IDLE_FIBERS fibers are kept
- * for reuse; one that finishes its wait beyond that ends, so a burst of waiting handlers does not
- * keep its fibers' memory for ever.
+ * when something actually waits, never one per actor. Making a fiber and freeing it costs ~10 µs,
+ * so the pool keeps as many as were waiting at once lately: at least MIN_IDLE_FIBERS, at most
+ * MAX_IDLE_FIBERS (1,024, about 20 MB). Once it has not been needed for IDLE_TRIM_AFTER (1 s),
+ * the loop trims it back to what waits then (trimIdle(), when it is about to wait for I/O), so a
+ * burst of waiting handlers does not keep its fibers' memory for ever; a fiber that finishes its
+ * wait beyond the mark ends.
  *
  * A runnable may run under a Cancellation: every Future::await() in it ends with the
  * CancelledException once that is requested. A runnable that is itself a Cancellation (an HTTP
@@ -23,8 +26,12 @@ namespace Nexus\Runtime;
  */
 final class Scheduler
 {
-    /** Fibers kept for reuse after a wait; one finishing its wait beyond this many ends instead. */
-    public const MAX_IDLE_FIBERS = 64;
+    /** Fibers kept for reuse after a wait at most; one finishing its wait beyond the pool's mark ends instead. */
+    public const MAX_IDLE_FIBERS = 1024;
+    /** Fibers the pool may always keep, however few waited lately. */
+    public const MIN_IDLE_FIBERS = 64;
+    /** Seconds the pool may stay larger than needed before trimIdle() shrinks it. */
+    public const IDLE_TRIM_AFTER = 1.0;
 
     /** @var list<Runnable> */
     private array $queue = [];
@@ -38,6 +45,15 @@ final class Scheduler
     private array $idle = [];
     private int $fibersCreated = 0;
     private ?Cancellation $cancellation = null;
+    /** Runnables the current run() may still start, over all the fibers it uses. */
+    private int $remaining = 0;
+    /** Fibers held by runnables that wait right now. */
+    private int $waiting = 0;
+    /** Idle fibers the pool keeps: the most that waited at once lately, within the bounds. */
+    private int $keep = self::MIN_IDLE_FIBERS;
+    /** More than half of $keep waited since the last trimIdle(). */
+    private bool $needed = false;
+    private float $neededAt = 0.0;
 
     /**
      * The actor whose handler runs right now (the implicit sender of what it tells), if any.
@@ -106,35 +122,71 @@ final class Scheduler
     }
 
     /**
-     * Drains up to the budget of runnables. Called by the loop, outside any fiber.
+     * Drains up to the budget of runnables. Called by the loop, outside any fiber. When a runnable
+     * waits, the fiber it ran in stays with it and the queue goes on in another fiber within the
+     * same budget, so that a burst of handlers that each wait (an HTTP request asking an actor)
+     * is started in one loop turn rather than one per turn.
      */
     public function run(): void
     {
-        $fiber = $this->dispatcher;
-        if ($fiber === null) {
-            $fiber = array_pop($this->idle);
+        $this->remaining = $this->budget;
+        do {
+            $fiber = $this->dispatcher;
             if ($fiber === null) {
-                $fiber = new \Fiber($this->work(...));
-                ++$this->fibersCreated;
+                $fiber = array_pop($this->idle);
+                if ($fiber === null) {
+                    $fiber = new \Fiber($this->work(...));
+                    ++$this->fibersCreated;
+                }
+                $this->dispatcher = $fiber;
             }
-            $this->dispatcher = $fiber;
-        }
-        try {
-            if ($fiber->isSuspended()) {
-                $fiber->resume();
-            } else {
-                $fiber->start();
-            }
-        } catch (\Throwable $e) {
-            // A runnable threw out of the worker fiber, which is now dead: the next run() continues
-            // the queue in another fiber instead of trying to start this one again.
-            if ($this->dispatcher === $fiber) {
-                $this->dispatcher = null;
-            }
-            $this->current = null;
-            $this->cancellation = null;
+            try {
+                if ($fiber->isSuspended()) {
+                    $fiber->resume();
+                } else {
+                    $fiber->start();
+                }
+            } catch (\Throwable $e) {
+                // A runnable threw out of the worker fiber, which is now dead: the next run() continues
+                // the queue in another fiber instead of trying to start this one again.
+                if ($this->dispatcher === $fiber) {
+                    $this->dispatcher = null;
+                }
+                $this->current = null;
+                $this->cancellation = null;
 
-            throw $e;
+                throw $e;
+            }
+            // The fiber came back either done with its budget or the queue (it is still the
+            // dispatcher), or kept by a runnable that waits: then another one goes on.
+        } while ($this->handedOver() && $this->remaining > 0 && $this->hasWork());
+    }
+
+    /**
+     * Whether the dispatcher fiber was kept by a runnable that waits (the fiber changes it).
+     */
+    private function handedOver(): bool
+    {
+        return $this->dispatcher === null;
+    }
+
+    /**
+     * Shrinks the pool of idle fibers to what waits now (at least MIN_IDLE_FIBERS) once it has not
+     * been needed for IDLE_TRIM_AFTER seconds. The loop calls it when it is about to wait.
+     */
+    public function trimIdle(float $now): void
+    {
+        if ($this->needed) {
+            $this->needed = false;
+            $this->neededAt = $now;
+
+            return;
+        }
+        if ($this->keep > self::MIN_IDLE_FIBERS && $now - $this->neededAt >= self::IDLE_TRIM_AFTER) {
+            $this->keep = max(self::MIN_IDLE_FIBERS, $this->waiting);
+            while (\count($this->idle) > $this->keep) {
+                array_pop($this->idle);
+            }
         }
     }
 
@@ -153,6 +205,12 @@ final class Scheduler
         $this->cancellation = null;
         if ($fiber === $this->dispatcher) {
             $this->dispatcher = null;
+            if (++$this->waiting > $this->keep >> 1) {
+                $this->needed = true;
+                if ($this->waiting > $this->keep) {
+                    $this->keep = min(self::MAX_IDLE_FIBERS, $this->waiting);
+                }
+            }
         }
         try {
             return \Fiber::suspend();
@@ -167,8 +225,7 @@ final class Scheduler
         $self = \Fiber::getCurrent();
         // A worker fiber lives as long as the scheduler, unless it ends beyond the idle cap.
         while (true) {
-            $budget = $this->budget;
-            while ($budget-- > 0) {
+            while ($this->remaining > 0) {
                 if ($this->position >= $this->batchSize) {
                     if ($this->queue === []) {
                         break;
@@ -178,13 +235,15 @@ final class Scheduler
                     $this->position = 0;
                     $this->batchSize = \count($this->batch);
                 }
+                --$this->remaining;
                 $this->batch[$this->position++]->run();
                 if ($this->dispatcher !== $self) {
                     // This fiber waited inside run() and another one took over the queue.
                     \assert($self !== null);
                     $this->current = null;
                     $this->cancellation = null;
-                    if (\count($this->idle) >= self::MAX_IDLE_FIBERS) {
+                    --$this->waiting;
+                    if (\count($this->idle) >= $this->keep) {
                         return; // enough fibers are kept: this one ends and its memory is freed
                     }
                     $this->idle[] = $self;

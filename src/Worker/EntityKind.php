@@ -5,15 +5,16 @@ declare(strict_types=1);
 namespace Nexus\Worker;
 
 use Nexus\Actor\ActorRef;
-use Nexus\Actor\Behavior;
-use Nexus\Actor\Exception\ActorStoppingException;
 use Nexus\Actor\Exception\InvalidActorNameException;
-use Nexus\Actor\Props;
 use Nexus\Actor\Remote\Endpoint;
+use Nexus\Worker\Exception\EntityLimitException;
+use Nexus\Worker\Internal\EntityRegion;
 
 /**
  * Entities of one kind (see Workers::kind()): ref($id) addresses the entity with that id on
- * whichever worker owns it; it is started on first use under /user/<kind>/<id>.
+ * whichever worker owns it; it is started on first use under /user/<kind>/<id>, passivated when
+ * idle or to make room (EntitySettings), and started again by its next message. A message that
+ * reaches an entity while it stops is delivered to its next incarnation, in order.
  */
 final class EntityKind
 {
@@ -23,17 +24,19 @@ final class EntityKind
     private array $refs = [];
 
     /**
-     * @param \Closure(string): (Props|Behavior) $factory
-     *
      * @internal built by Workers::kind()
      */
     public function __construct(
         private readonly Workers $workers,
         public readonly string $name,
-        private readonly ActorRef $region,
-        private readonly \Closure $factory,
+        private readonly EntityRegion $region,
     ) {}
 
+    /**
+     * @throws InvalidActorNameException an id that cannot name an entity
+     * @throws EntityLimitException      the entity lives on this worker, which has maxActive of this
+     *                                   kind alive and none idle to make room (transient)
+     */
     public function ref(string $id): ActorRef
     {
         $ref = $this->refs[$id] ?? null;
@@ -57,20 +60,10 @@ final class EntityKind
         }
         $owner = $this->workers->ownerOf("{$this->name}/{$id}");
         if ($owner === $this->workers->id) {
-            $region = $this->region;
-            \assert($region instanceof Endpoint);
-            $ref = $region->child($id);
-            if ($ref === null) {
-                // This worker hands its entities off (a reload): the new worker starts new ones.
-                $successor = $this->workers->handedOff("{$this->region->path()}/{$id}");
-                if ($successor !== null) {
-                    return $successor;
-                }
-                if ($region->isStopping()) {
-                    throw new ActorStoppingException("The {$this->name} entities of this worker are stopping: {$id} cannot start here.");
-                }
+            $ref = $this->region->resolve($id);
+            if (!$ref instanceof Endpoint) {
+                return $ref; // this worker hands its entities off (a reload): the new worker takes it
             }
-            $ref ??= $region->spawnChild(($this->factory)($id), $id);
         } else {
             $ref = $this->workers->remoteRef($owner, "{$this->region->path()}/{$id}");
         }
@@ -79,5 +72,18 @@ final class EntityKind
         }
 
         return $this->refs[$id] = $ref;
+    }
+
+    /**
+     * Entities of this kind alive on this worker (those stopping included, until they have).
+     */
+    public function activeCount(): int
+    {
+        return $this->region->count();
+    }
+
+    public function settings(): EntitySettings
+    {
+        return $this->region->settings;
     }
 }

@@ -11,6 +11,7 @@ use Nexus\Actor\Exception\InvalidActorNameException;
 use Nexus\Actor\Props;
 use Nexus\Actor\Remote\Endpoint;
 use Nexus\Worker\Codec\MessageClasses;
+use Nexus\Worker\Internal\EntityRegion;
 use Nexus\Worker\Internal\Mesh;
 
 /**
@@ -178,27 +179,39 @@ final class Workers
 
     /**
      * Declares a kind of entity: many actors of one behavior, one per id, each placed on the
-     * worker that owns "$kind/$id" and started there when its first message arrives.
+     * worker that owns "$kind/$id" and started there when its first message arrives. An entity
+     * idle for $settings->idleTimeout is passivated (stopped; a persistent one after its write
+     * in flight) and started again by its next message; at most $settings->maxActive are alive
+     * per worker (see EntitySettings). No message is lost to a passivation: what reaches an
+     * entity while it stops goes to its next incarnation, in order.
      *
      * @param \Closure(string): (Props|Behavior) $factory the behavior of the entity with that id
      */
-    public function kind(string $kind, \Closure $factory): EntityKind
+    public function kind(string $kind, \Closure $factory, EntitySettings $settings = new EntitySettings()): EntityKind
     {
         self::checkName($kind);
-        $region = $this->system->spawn(Behavior::ignore(), $kind);
         $mesh = $this->mesh;
         $placements = $mesh?->placements;
-        if ($mesh !== null && $placements !== null) {
-            $mesh->addKind($region->path(), $factory);
-            $mesh->handOff->place($kind, $region instanceof Endpoint ? $region : null);
-            $placements->declareKind($kind);
-        } elseif ($mesh !== null) {
-            $mesh->addKind($region->path(), $factory);
-            $mesh->handOff->place($kind, $region instanceof Endpoint ? $region : null);
-            $factory = static fn(string $id): Props|Behavior => $mesh->handOff->gated($factory($id));
+        if ($mesh !== null) {
+            // A cluster's entities start with the revision of the view they were placed under
+            // (their placement epoch); outside one they are only held during a hand-off.
+            $inner = $factory;
+            $factory = $placements !== null
+                ? static fn(string $id): Props|Behavior => $mesh->handOff->gated($placements->placed($inner($id)))
+                : static fn(string $id): Props|Behavior => $mesh->handOff->gated($inner($id));
+        }
+        $region = new EntityRegion($this, $this->system, $kind, $factory, $settings);
+        $ref = $this->system->spawn($region->behavior(), $kind);
+        $endpoint = $this->system->endpoint($ref->path());
+        \assert($endpoint !== null);
+        $region->attach($endpoint);
+        if ($mesh !== null) {
+            $mesh->addKind($ref->path(), $region->local(...));
+            $mesh->handOff->place($kind, $endpoint);
+            $placements?->declareKind($kind);
         }
 
-        return new EntityKind($this, $kind, $region, $factory);
+        return new EntityKind($this, $kind, $region);
     }
 
     /**
@@ -242,6 +255,30 @@ final class Workers
     public function placedRef(string $path): ?ActorRef
     {
         return $this->mesh?->placements !== null ? new PlacedActorRef($this->mesh, $path) : null;
+    }
+
+    /**
+     * In a cluster, whether the placed actor at $path (/user/...) belongs to another slot under
+     * this worker's view, or to none (fenced); always false outside a cluster.
+     *
+     * @internal used by the entity regions
+     */
+    public function placedElsewhere(string $path): bool
+    {
+        $placements = $this->mesh?->placements;
+
+        return $placements !== null && $placements->ownerOf(substr($path, 6)) !== $this->slot();
+    }
+
+    /**
+     * In a cluster, whether the placed actor at $path is stopping here because it moved: what it
+     * had queued goes to its new owner ahead of the rest.
+     *
+     * @internal used by the entity regions
+     */
+    public function isMovingAway(string $path): bool
+    {
+        return $this->mesh?->placements?->isMoving($path) ?? false;
     }
 
     /**

@@ -13,7 +13,11 @@ final class ServerLauncher
     public const NEXUS = 'nexus';
     public const BARE = 'bare-loop';
     public const NGINX_FPM = 'nginx+php-fpm';
-    public const ALL = [self::NEXUS, self::BARE, self::NGINX_FPM];
+    /** Workerman 5.1.6 from ../shared/peers (MIT; only ever run here, never a dependency). */
+    public const WORKERMAN = 'workerman';
+    public const ALL = [self::NEXUS, self::WORKERMAN, self::BARE, self::NGINX_FPM];
+    /** Where the peers folder is looked for when NEXUS_PEERS_DIR does not say, relative to the checkout. */
+    public const PEER_DIRS = ['../shared/peers', '../../shared/peers'];
 
     /** The ini settings `nexus serve` re-executes itself with; the bare loop gets the same. */
     public const JIT_INI = ['-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=tracing', '-d', 'opcache.jit_buffer_size=64M'];
@@ -52,6 +56,7 @@ final class ServerLauncher
             self::NEXUS => $this->nexus(),
             self::BARE => $this->bare(),
             self::NGINX_FPM => $this->nginxFpm(),
+            self::WORKERMAN => $this->workerman(),
             default => throw new \InvalidArgumentException("Unknown server '{$name}'; known: " . implode(', ', self::ALL) . '.'),
         };
     }
@@ -81,6 +86,37 @@ final class ServerLauncher
         );
 
         return $this->ready(new RunningServer(self::NEXUS, $port, [$process]));
+    }
+
+    /**
+     * The folder with workerman_server.php (NEXUS_PEERS_DIR, else ../shared/peers beside the
+     * checkout), or null when there is none: then Workerman is skipped with a note.
+     */
+    public function peersDir(): ?string
+    {
+        $given = getenv('NEXUS_PEERS_DIR');
+        $candidates = \is_string($given) && $given !== '' ? [$given] : array_map(fn(string $dir): string => "{$this->root}/{$dir}", self::PEER_DIRS);
+        foreach ($candidates as $dir) {
+            if (is_file("{$dir}/workerman_server.php")) {
+                return realpath($dir) ?: $dir;
+            }
+        }
+
+        return null;
+    }
+
+    private function workerman(): RunningServer
+    {
+        $dir = $this->peersDir() ?? throw new \RuntimeException('Workerman is not there: no workerman_server.php in NEXUS_PEERS_DIR or ' . implode(', ', self::PEER_DIRS) . '.');
+        $port = self::freePort();
+        // Its own default: one worker, the stream_select loop (no ext-event here), SO_REUSEPORT.
+        $process = new ManagedProcess(
+            self::WORKERMAN,
+            [$this->php, ...self::JIT_INI, "{$dir}/workerman_server.php", 'start', (string) $port],
+            "{$this->tempDir}/workerman.log",
+        );
+
+        return $this->ready(new RunningServer(self::WORKERMAN, $port, [$process]));
     }
 
     private function bare(): RunningServer

@@ -248,10 +248,10 @@ final class PersistenceCases
      */
     private function open(): array
     {
-        // PHP's own cycle collector (adaptive), not Loop::collectCyclesInBatches(): that one
-        // collects whenever the loop waits with 10,000 possible roots, which with PostgreSQL is
-        // once per transaction (docs/performance.md says what it costs).
+        // The cycle collection `nexus serve` runs (Loop::collectCyclesInBatches(), which backs off
+        // when collections free little), not PHP's automatic one.
         $system = new ActorSystem('bench', new MemoryLogger());
+        $system->loop->collectCyclesInBatches();
         $store = new TimedStore($this->createStore($system));
         $types = (new TypeRegistry())->register(Incremented::class, 'bench.incremented');
 

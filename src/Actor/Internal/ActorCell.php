@@ -188,6 +188,10 @@ final class ActorCell implements ActorContext, Runnable
             if ($messages === []) {
                 break;
             }
+            if ($this->extras?->receiveTimeout !== null) {
+                // Once per batch, not per message: the loop's time does not move within a turn.
+                $this->extras->lastActivity = $this->system->loop->now();
+            }
             $generation = $mailbox->generation;
             foreach ($messages as $i => $message) {
                 // Taken before it is handled: an unstash or a stop during the handler sees the
@@ -225,9 +229,6 @@ final class ActorCell implements ActorContext, Runnable
         }
         $this->currentMessage = $message;
         $this->currentSender = $sender;
-        if ($this->extras?->receiveTimeout !== null) {
-            $this->extras->lastActivity = $this->system->loop->now();
-        }
         try {
             if ($this->state !== Stateless::Instance) {
                 \assert($this->handler !== null);

@@ -7,6 +7,7 @@ namespace Nexus\Actor\Internal;
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\DeadLetters;
 use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Actor\Exception\RecipientTerminatedException;
 use Nexus\Actor\ReplyAddress;
 use Nexus\Runtime\Deferred;
@@ -31,7 +32,24 @@ final class AskResponder implements ReplyAddress
         private readonly Loop $loop,
         private readonly DeadLetters $deadLetters,
         private readonly string $target,
+        private readonly float $timeout = 5.0,
+        /** what was asked, for the timeout's message */
+        private readonly mixed $question = null,
     ) {}
+
+    /**
+     * The ask's timer: no reply came in time.
+     */
+    public function timedOut(): void
+    {
+        $this->timer = null;
+        $this->deferred->tryReject(new AskTimeoutException(\sprintf(
+            'No reply from %s within %.3f s to %s.',
+            $this->target,
+            $this->timeout,
+            get_debug_type($this->question),
+        )));
+    }
 
     public function path(): string
     {

@@ -6,7 +6,6 @@ namespace Nexus\Actor\Internal;
 
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\Behavior;
-use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Actor\Mailbox\OverflowPolicy;
 use Nexus\Actor\Message\PoisonPill;
 use Nexus\Actor\Props;
@@ -46,17 +45,8 @@ final class LocalActorRef implements Endpoint
         $loop = $system->loop;
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($loop);
-        $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path);
-        $path = $this->cell->path;
-        $responder->timer = $loop->delay($timeout, static function () use ($deferred, $responder, $path, $timeout, $message): void {
-            $responder->timer = null;
-            $deferred->tryReject(new AskTimeoutException(sprintf(
-                'No reply from %s within %.3f s to %s.',
-                $path,
-                $timeout,
-                get_debug_type($message),
-            )));
-        });
+        $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path, $timeout, $message);
+        $responder->timer = $loop->delay($timeout, $responder->timedOut(...));
         $this->cell->deliver($message, $responder);
 
         return $deferred->future();
@@ -90,6 +80,23 @@ final class LocalActorRef implements Endpoint
         }
 
         return $mailbox->overflow === OverflowPolicy::Backpressure ? $mailbox->capacity : \PHP_INT_MAX;
+    }
+
+    public function isIdle(): bool
+    {
+        $cell = $this->cell;
+
+        return $cell->status === ActorCell::RUNNING && $cell->mailbox->isEmpty() && $cell->extras?->holdPoisonPill !== true;
+    }
+
+    public function lastActivity(): float
+    {
+        return $this->cell->extras->lastActivity ?? 0.0;
+    }
+
+    public function watch(ActorRef $target): void
+    {
+        $this->cell->watch($target);
     }
 
     public function child(string $name): ?Endpoint

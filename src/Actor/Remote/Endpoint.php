@@ -48,6 +48,23 @@ interface Endpoint extends ActorRef
      */
     public function deliveryLimit(): ?int;
 
+    /**
+     * Running, nothing in its mailbox and not holding its PoisonPill (no write in flight): it can
+     * be passivated without waiting for anything.
+     */
+    public function isIdle(): bool;
+
+    /**
+     * When it last handled a message (the loop's clock), as kept by its receive timeout; 0.0 when
+     * it has none.
+     */
+    public function lastActivity(): float;
+
+    /**
+     * It watches $target: it gets Terminated once $target has stopped (see ActorContext::watch()).
+     */
+    public function watch(ActorRef $target): void;
+
     public function child(string $name): ?Endpoint;
 
     /**

@@ -50,6 +50,42 @@ final class HandlerFactory
         if ($handler instanceof RequestHandlerInterface) {
             return new PsrRequestHandler($handler);
         }
+        [$target, $arguments] = $this->resolve($handler, $pattern, $route);
+
+        return new CallableHandler($target, $arguments, $route);
+    }
+
+    /**
+     * The handler as a closure of the request that resolves its arguments (the same rules as
+     * create()) and returns what the handler returns, unconverted: for a handler that does not
+     * answer with a Response, such as a WebSocket route's factory.
+     *
+     * @return \Closure(Request): mixed
+     *
+     * @throws HandlerDefinitionException when the handler or one of its parameters cannot be used
+     */
+    public function invoker(mixed $handler, RoutePattern $pattern, string $route): \Closure
+    {
+        if (\is_string($handler) && class_exists($handler)) {
+            $handler = $this->instance($handler, "Route {$route}");
+        }
+        [$target, $arguments] = $this->resolve($handler, $pattern, $route);
+
+        return static function (Request $request) use ($target, $arguments): mixed {
+            $args = [];
+            foreach ($arguments as $argument) {
+                $args[] = $argument($request);
+            }
+
+            return $target(...$args);
+        };
+    }
+
+    /**
+     * @return array{\Closure, list<\Closure(Request): mixed>} the callable and one resolver per parameter
+     */
+    private function resolve(mixed $handler, RoutePattern $pattern, string $route): array
+    {
         [$target, $function, $description] = $this->reflect($handler, $route);
         $where = "Route {$route}, handler {$description}";
         $arguments = [];
@@ -57,7 +93,7 @@ final class HandlerFactory
             $arguments[] = $this->argument($parameter, $pattern, $where);
         }
 
-        return new CallableHandler($target, $arguments, $route);
+        return [$target, $arguments];
     }
 
     /** @return array{\Closure, \ReflectionFunctionAbstract, string} */
@@ -97,8 +133,15 @@ final class HandlerFactory
         ));
     }
 
-    /** @param class-string $class */
-    private function instance(string $class, string $where): object
+    /**
+     * The one instance of $class for the application: from the container when it has it, else
+     * made with `new` (which needs a constructor without required parameters).
+     *
+     * @param class-string $class
+     *
+     * @throws HandlerDefinitionException when neither can make it
+     */
+    public function instance(string $class, string $where): object
     {
         if (isset($this->instances[$class])) {
             return $this->instances[$class];

@@ -199,6 +199,23 @@ final class RequestParser
     }
 
     /**
+     * Hands over the bytes received after the request next() returned last, and parses nothing
+     * more: the connection switches to another protocol after an upgrade request (a WebSocket
+     * client may send its first frames right behind the request head). Call it before next()
+     * begins another request.
+     */
+    public function takeBuffered(): string
+    {
+        if ($this->head !== null) {
+            throw new \LogicException('takeBuffered() is for the bytes after a complete request; next() has begun reading another one.');
+        }
+        $rest = $this->pos === 0 ? $this->buffer : substr($this->buffer, $this->pos);
+        $this->discard();
+
+        return $rest;
+    }
+
+    /**
      * Forgets everything buffered and parses nothing more: the connection is being closed.
      */
     public function discard(): void

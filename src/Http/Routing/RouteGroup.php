@@ -6,6 +6,8 @@ namespace Nexus\Http\Routing;
 
 use Nexus\Http\Middleware;
 use Nexus\Http\Psr\PsrMiddleware;
+use Nexus\Http\WebSocket\WebSocketOptions;
+use Nexus\Http\WebSocket\WebSocketRoute;
 use Psr\Http\Server\MiddlewareInterface;
 
 /**
@@ -53,6 +55,15 @@ final class RouteGroup
     public function delete(string $path, mixed $handler): RouteDefinition
     {
         return $this->map(['DELETE'], $path, $handler);
+    }
+
+    /**
+     * A WebSocket route: GET $path answered with the WebSocket handshake, after this group's and
+     * the route's middleware (see WebSocketRoute for what $handler may be).
+     */
+    public function websocket(string $path, mixed $handler, WebSocketOptions $options = new WebSocketOptions()): RouteDefinition
+    {
+        return $this->map(['GET'], $path, new WebSocketRoute($handler, $options));
     }
 
     /** GET, HEAD, POST, PUT, PATCH, DELETE and OPTIONS. */

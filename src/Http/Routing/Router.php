@@ -116,7 +116,11 @@ final class Router implements RequestHandler
         $trie = $this->tries[$method] ?? null;
         if ($trie !== null) {
             $values = [];
-            $leaf = self::walk($trie, $segments, 0, \count($segments), $values);
+            $leaf = self::descend($trie, $segments, $values);
+            if ($leaf === null) {
+                $values = [];
+                $leaf = self::walk($trie, $segments, 0, \count($segments), $values);
+            }
             if ($leaf !== null) {
                 $request->attributes[self::PARAMS] = $leaf->names === [] ? [] : array_combine($leaf->names, $values);
 
@@ -125,6 +129,32 @@ final class Router implements RequestHandler
         }
 
         return $this->unmatched($method, $segments, $path);
+    }
+
+    /**
+     * The common case without recursion: each segment a literal child or, when there is none and
+     * nothing else could match it first, an unconstrained `{name}`. That is the first path walk()
+     * tries, so a leaf found here is the one it would return; null sends the request to walk(),
+     * which also backtracks.
+     *
+     * @param list<string> $segments
+     * @param list<string> $values the parameter values, when a leaf is found
+     */
+    private static function descend(TrieNode $node, array $segments, array &$values): ?RouteLeaf
+    {
+        foreach ($segments as $segment) {
+            $child = $node->literals[$segment] ?? null;
+            if ($child === null) {
+                $child = $node->param;
+                if ($child === null || $segment === '' || $node->constrained !== [] || $node->mixed !== []) {
+                    return null;
+                }
+                $values[] = $segment;
+            }
+            $node = $child;
+        }
+
+        return $node->leaf;
     }
 
     /**

@@ -29,6 +29,10 @@ use Psr\Log\LoggerInterface;
  * One sweep timer (at most a second apart) checks every connection's deadline and the time limit
  * of every handler that waits; no timer is made per request. The bytes of requests received and
  * not answered yet are counted over all connections against ServerOptions::$maxBufferedTotal.
+ *
+ * A connection whose upgrade request was answered 101 (a WebSocket route) leaves the HTTP side:
+ * the server keeps its Upgraded (adopt(), release()), counts it against maxConnections and ends
+ * it on stop(), and the new protocol times it.
  */
 final class HttpServer
 {
@@ -53,8 +57,12 @@ final class HttpServer
     private array $budgetWaiters = [];
     /** @var array<int, RequestTask> requests whose handler waits: their deadlines are swept */
     private array $waitingHandlers = [];
+    /** ServerOptions::$maxConnections, or what the loop's driver can hold */
+    private readonly int $maxConnections;
     /** @var array<string, bool> Host header values already checked against ServerOptions::$allowedHosts */
     private array $hostVerdicts = [];
+    /** @var array<int, Upgraded> connections that switched protocols (WebSocket), until they close */
+    private array $upgraded = [];
 
     public function __construct(
         private readonly Loop $loop,
@@ -63,7 +71,9 @@ final class HttpServer
         private readonly ServerOptions $options = new ServerOptions(),
         /** @internal */
         public readonly ?LoggerInterface $logger = null,
-    ) {}
+    ) {
+        $this->maxConnections = $options->maxConnections ?? Listener::capacity($loop);
+    }
 
     /**
      * Starts accepting on $address (tcp://127.0.0.1:8080, port 0 picks a free one, or
@@ -81,7 +91,7 @@ final class HttpServer
         $listenOptions = new ListenOptions(
             $listenOptions->backlog,
             $listenOptions->reusePort,
-            min($listenOptions->maxConnections, $this->options->maxConnections),
+            min($listenOptions->maxConnections ?? \PHP_INT_MAX, $this->maxConnections),
             $listenOptions->tcpNoDelay,
             $listenOptions->acceptBatch,
             $listenOptions->writeHighWaterMark,
@@ -137,9 +147,18 @@ final class HttpServer
         return array_map(static fn(Listener $listener): string => $listener->address(), $this->listeners);
     }
 
+    /**
+     * Open connections at most over all listeners (ServerOptions::$maxConnections, by default
+     * what the loop's driver can hold).
+     */
+    public function maxConnections(): int
+    {
+        return $this->maxConnections;
+    }
+
     public function connectionCount(): int
     {
-        return \count($this->connections);
+        return \count($this->connections) + \count($this->upgraded);
     }
 
     /**
@@ -182,13 +201,19 @@ final class HttpServer
         foreach ($this->connections as $connection) {
             $connection->drain($idleGrace);
         }
-        if ($this->connections === []) {
+        foreach ($this->upgraded as $upgraded) {
+            $upgraded->shutdown();
+        }
+        if ($this->connections === [] && $this->upgraded === []) {
             $this->settleStop();
         } else {
             $this->stopTimer = $this->loop->delay(max(0.0, $deadline), function (): void {
                 $this->stopTimer = null;
                 foreach ($this->connections as $connection) {
                     $connection->close();
+                }
+                foreach ($this->upgraded as $upgraded) {
+                    $upgraded->abort();
                 }
             });
         }
@@ -281,10 +306,10 @@ final class HttpServer
     {
         unset($this->connections[spl_object_id($connection)], $this->budgetWaiters[spl_object_id($connection)]);
         if ($this->stopped !== null) {
-            if ($this->connections === []) {
+            if ($this->connections === [] && $this->upgraded === []) {
                 $this->settleStop();
             }
-        } elseif ($this->listenersPaused && \count($this->connections) < $this->options->maxConnections) {
+        } elseif ($this->listenersPaused && \count($this->connections) + \count($this->upgraded) < $this->maxConnections) {
             $this->listenersPaused = false;
             foreach ($this->listeners as $listener) {
                 $listener->resume();
@@ -292,9 +317,39 @@ final class HttpServer
         }
     }
 
+    /**
+     * @internal a connection switched protocols (ServerConnection, after a 101): it counts against
+     *           maxConnections and stop() ends it, until release()
+     */
+    public function adopt(Upgraded $connection): void
+    {
+        $this->upgraded[spl_object_id($connection)] = $connection;
+        if ($this->stopped !== null) {
+            $connection->shutdown();
+        }
+    }
+
+    /**
+     * @internal an upgraded connection has closed
+     */
+    public function release(Upgraded $connection): void
+    {
+        if (isset($this->upgraded[spl_object_id($connection)])) {
+            unset($this->upgraded[spl_object_id($connection)]);
+            if ($this->stopped !== null && $this->connections === [] && $this->upgraded === []) {
+                $this->settleStop();
+            } elseif ($this->stopped === null && $this->listenersPaused && $this->connectionCount() < $this->maxConnections) {
+                $this->listenersPaused = false;
+                foreach ($this->listeners as $listener) {
+                    $listener->resume();
+                }
+            }
+        }
+    }
+
     private function accept(Connection $connection): void
     {
-        if (\count($this->connections) >= $this->options->maxConnections || $this->stopped !== null) {
+        if (\count($this->connections) + \count($this->upgraded) >= $this->maxConnections || $this->stopped !== null) {
             // Another listener's accept batch got past the cap: refuse politely.
             $connection->end(ResponseSerializer::serialize(Response::text("Service Unavailable\n", 503), false, HttpDate::now()));
 
@@ -304,7 +359,7 @@ final class HttpServer
         if (!$server->isClosed()) {
             $this->connections[spl_object_id($server)] = $server;
         }
-        if (!$this->listenersPaused && \count($this->connections) >= $this->options->maxConnections) {
+        if (!$this->listenersPaused && \count($this->connections) + \count($this->upgraded) >= $this->maxConnections) {
             $this->listenersPaused = true;
             foreach ($this->listeners as $listener) {
                 $listener->pause();

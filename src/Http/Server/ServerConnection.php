@@ -123,7 +123,7 @@ final class ServerConnection
                 $response = $this->failed($task, $e);
             }
             $task->handlerDone = true; // a streaming producer is not under the limit
-            if ($task->timedOut !== null || $response->status < 200) {
+            if ($task->timedOut !== null || ($response->status < 200 && !self::switches($task, $response))) {
                 $response = $this->refused($task, $response);
             }
         }
@@ -338,6 +338,11 @@ final class ServerConnection
             $bytes = $this->parser->lastRequestBytes;
             $this->fresh = false;
             $keepAlive = $request->keepAlive();
+            if ($keepAlive && isset($request->headers()['upgrade'])) {
+                // An upgrade request is the last one read here: what follows it belongs to the new
+                // protocol after a 101, and any other answer closes the connection.
+                $keepAlive = false;
+            }
             $task = new RequestTask($this, $request, $keepAlive, $request->method() === 'HEAD', $request->protocolVersion(), $bytes, $deadline);
             $this->queue[$this->tail++] = $task;
             $this->inFlightBytes += $bytes;
@@ -394,6 +399,11 @@ final class ServerConnection
                     $task->turn = null;
                     $turn->resolve(null);
                 }
+
+                return;
+            }
+            if ($response->upgrade !== null) {
+                $this->upgrade($task, $response, $response->upgrade);
 
                 return;
             }
@@ -482,6 +492,38 @@ final class ServerConnection
         } else {
             $this->finish();
         }
+    }
+
+    /**
+     * Whether a handler's 1xx answer is a 101 that switches protocols, which only an upgrade
+     * request may get (the last request read on its connection, see parse()).
+     */
+    private static function switches(RequestTask $task, Response $response): bool
+    {
+        return $response->upgrade !== null && isset($task->request?->headers()['upgrade']);
+    }
+
+    /**
+     * The answer to the upgrade request is a 101: its head is written, this object lets go of the
+     * socket (its callbacks, budgets and deadline; the server forgets it) and the Upgrade takes the
+     * socket over with the bytes the client sent after its request.
+     */
+    private function upgrade(RequestTask $task, Response $response, Upgrade $upgrade): void
+    {
+        unset($this->queue[$this->head++]);
+        $this->inFlightBytes -= $task->bytes;
+        $this->server->countServed();
+        $connection = $this->connection;
+        $connection->write(ResponseSerializer::switchingProtocols($response, HttpDate::now()));
+        if ($connection->isClosed()) {
+            return;
+        }
+        $buffered = $this->parser->takeBuffered();
+        $connection->handOver();
+        $upgraded = $upgrade->takeOver($connection, $this->loop, $this->server);
+        $this->server->adopt($upgraded);
+        $this->closed();
+        $upgraded->start($buffered);
     }
 
     private function streamHead(Response $response, bool $keepAlive, bool $head, string $protocolVersion): string

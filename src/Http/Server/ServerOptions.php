@@ -5,7 +5,6 @@ declare(strict_types=1);
 namespace Nexus\Http\Server;
 
 use Nexus\Http\Parser\ParserLimits;
-use Nexus\Io\ListenOptions;
 
 /**
  * How an HttpServer treats its clients. Times are in seconds, sizes in bytes. Every wait and every
@@ -19,7 +18,8 @@ use Nexus\Io\ListenOptions;
  *   this may pass without a byte of it arriving (408 and close otherwise).
  * - keepAliveTimeout: an idle keep-alive connection is closed silently after this time.
  * - maxConnections: open connections at most over all the server's listeners; more clients wait
- *   in the kernel backlog until one closes.
+ *   in the kernel backlog until one closes. Null (the default): what the loop's driver can hold
+ *   (Io\Listener::capacity(): the descriptor limit less 32 with epoll, 1,000 with stream_select()).
  * - maxPipelined: requests of one connection in progress at once; a client that pipelines more
  *   is not read from until earlier responses are written.
  * - lingerTimeout: after answering a bad request, how long to wait for the client to close before
@@ -56,7 +56,7 @@ final readonly class ServerOptions
         public ParserLimits $limits = new ParserLimits(),
         public float $headerTimeout = 10.0,
         public float $keepAliveTimeout = 15.0,
-        public int $maxConnections = ListenOptions::MAX_CONNECTIONS_LIMIT,
+        public ?int $maxConnections = null,
         public int $maxPipelined = 16,
         public float $lingerTimeout = 2.0,
         public float $bodyTimeout = 30.0,
@@ -79,12 +79,8 @@ final readonly class ServerOptions
                 throw new \InvalidArgumentException(\sprintf('ServerOptions::$%s must be a finite number of seconds above zero, got %s.', $name, $value));
             }
         }
-        if ($maxConnections < 1 || $maxConnections > ListenOptions::MAX_CONNECTIONS_LIMIT) {
-            throw new \InvalidArgumentException(\sprintf(
-                'ServerOptions::$maxConnections must be between 1 and %d (stream_select() cannot watch more than 1024 descriptors; run more worker processes instead), got %d.',
-                ListenOptions::MAX_CONNECTIONS_LIMIT,
-                $maxConnections,
-            ));
+        if ($maxConnections !== null && $maxConnections < 1) {
+            throw new \InvalidArgumentException("ServerOptions::\$maxConnections must be at least 1 (or null: what the loop's driver can hold), got {$maxConnections}.");
         }
         if ($maxPipelined < 1) {
             throw new \InvalidArgumentException("ServerOptions::\$maxPipelined must be at least 1, got {$maxPipelined}.");

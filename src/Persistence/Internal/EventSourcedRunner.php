@@ -31,6 +31,9 @@ use Nexus\Runtime\Future;
  */
 final class EventSourcedRunner extends PersistentRunner
 {
+    /** Events the first page of a recovery asks for (at most PersistenceSettings::$recoveryPageSize). */
+    private const FIRST_PAGE = 100;
+
     /** The highest sequence number written (or recovered). */
     private int $sequenceNr = 0;
     private int $epoch = 1;
@@ -139,7 +142,7 @@ final class EventSourcedRunner extends PersistentRunner
         $this->sequenceNr += $this->pendingEvents;
         $this->stateBefore = null;
         $definition = $this->definition;
-        if (!$definition->snapshotsEnabled() || $this->lastEvent === null) {
+        if (($definition->snapshotEvery === 0 && $definition->snapshotWhen === null) || $this->lastEvent === null) {
             return;
         }
         $every = $definition->snapshotEvery;
@@ -222,36 +225,39 @@ final class EventSourcedRunner extends PersistentRunner
      */
     private function replay(int $from): void
     {
-        $this->handlePage($this->read($from), $from, false);
+        // Most histories are short: the first page asks for a few events (so that the reads of
+        // many actors recovering at once fit in few statements), the next ones for full pages.
+        $size = min(self::FIRST_PAGE, $this->persistence->settings->recoveryPageSize);
+        $this->handlePage($this->read($from, $size), $from, $size, false);
     }
 
     /**
      * @return Future<list<PersistedEvent>>
      */
-    private function read(int $from): Future
+    private function read(int $from, int $size): Future
     {
-        return $this->persistence->store->readEvents($this->persistenceId, $from, \PHP_INT_MAX, $this->persistence->settings->recoveryPageSize);
+        return $this->persistence->store->readEvents($this->persistenceId, $from, \PHP_INT_MAX, $size);
     }
 
     /**
      * @param Future<list<PersistedEvent>> $read
      */
-    private function handlePage(Future $read, int $from, bool $yield): void
+    private function handlePage(Future $read, int $from, int $size, bool $yield): void
     {
-        $this->whenSettled($read, function (?\Throwable $error, mixed $events) use ($from): void {
+        $this->whenSettled($read, function (?\Throwable $error, mixed $events) use ($from, $size): void {
             if ($error !== null || !\is_array($events)) {
                 $this->recoveryFailed($error ?? new \RuntimeException('The journal gave no events.'));
 
                 return;
             }
-            $this->page($events, $from);
+            $this->page($events, $from, $size);
         }, $yield);
     }
 
     /**
      * @param array<mixed> $events
      */
-    private function page(array $events, int $from): void
+    private function page(array $events, int $from, int $size): void
     {
         $types = $this->persistence->types;
         $handler = $this->definition->eventHandler;
@@ -259,9 +265,10 @@ final class EventSourcedRunner extends PersistentRunner
         $expected = $from;
         // A full page: the next one is asked for now, so that the store reads it while this one
         // is applied (at most two pages in memory).
-        $full = \count($events) >= $this->persistence->settings->recoveryPageSize;
+        $full = \count($events) >= $size;
         $last = $full ? $events[\count($events) - 1] : null;
-        $next = $last instanceof PersistedEvent ? $this->read($last->sequenceNr + 1) : null;
+        $pageSize = $this->persistence->settings->recoveryPageSize;
+        $next = $last instanceof PersistedEvent ? $this->read($last->sequenceNr + 1, $pageSize) : null;
         try {
             foreach ($events as $event) {
                 \assert($event instanceof PersistedEvent);
@@ -287,7 +294,7 @@ final class EventSourcedRunner extends PersistentRunner
         $this->sequenceNr = $expected - 1;
         $this->replayed += \count($events);
         if ($next !== null) {
-            $this->handlePage($next, $expected, true);
+            $this->handlePage($next, $expected, $pageSize, true);
 
             return;
         }

@@ -164,7 +164,7 @@ final class TypeRegistry
         if (!\is_object($value)) {
             self::checkPlain($value, 'the value');
 
-            return $this->bounded(new Payload(self::VALUE, 1, PayloadFormat::Json, self::json($value, 'the value')));
+            return $this->bounded(new Payload(self::VALUE, 1, PayloadFormat::Json, self::json($value, 'the value'), true));
         }
         $registration = $this->byClass[$value::class] ?? throw new PayloadEncodingException(sprintf(
             '%s is not registered: register it with TypeRegistry::register(%s::class, \'a.logical.name\') so that it is stored under a stable name.',
@@ -172,7 +172,7 @@ final class TypeRegistry
             $value::class,
         ));
         if ($registration->format === PayloadFormat::Php) {
-            return $this->bounded(new Payload($registration->name, $registration->version, PayloadFormat::Php, base64_encode(serialize($value))));
+            return $this->bounded(new Payload($registration->name, $registration->version, PayloadFormat::Php, base64_encode(serialize($value)), true));
         }
         if ($registration->toArray !== null) {
             $fields = ($registration->toArray)($value);
@@ -181,7 +181,7 @@ final class TypeRegistry
         }
         self::checkPlain($fields, $value::class);
 
-        return $this->bounded(new Payload($registration->name, $registration->version, PayloadFormat::Json, self::json($fields, $value::class)));
+        return $this->bounded(new Payload($registration->name, $registration->version, PayloadFormat::Json, self::json($fields, $value::class), true));
     }
 
     /**

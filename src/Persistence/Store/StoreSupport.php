@@ -53,7 +53,7 @@ final class StoreSupport
     public static function unstorable(AtomicWrite $write): ?PayloadEncodingException
     {
         foreach ($write->events as $i => $payload) {
-            if (!self::isText($payload->data) || !(isset(self::$names[$payload->name]) || self::isName($payload->name))) {
+            if (!($payload->text || self::isText($payload->data)) || !(isset(self::$names[$payload->name]) || self::isName($payload->name))) {
                 return new PayloadEncodingException(sprintf(
                     'Event %d of %s holds a NUL byte or bytes that are not UTF-8, which the stores do not keep in text; encode binary data (base64) or use the PHP format.',
                     $write->firstSequenceNr + $i,
@@ -75,7 +75,7 @@ final class StoreSupport
 
     public static function unstorableState(StateRecord $state): ?PayloadEncodingException
     {
-        if (!self::isText($state->state->data) || !self::isText($state->state->name)) {
+        if (!($state->state->text || self::isText($state->state->data)) || !self::isText($state->state->name)) {
             return new PayloadEncodingException("The state of {$state->persistenceId} holds a NUL byte or bytes that are not UTF-8, which the stores do not keep in text; encode binary data (base64) or use the PHP format.");
         }
 

@@ -5,14 +5,12 @@ declare(strict_types=1);
 namespace Nexus\Worker\Internal;
 
 use Nexus\Actor\ActorSystem;
-use Nexus\Actor\Behavior;
-use Nexus\Actor\Props;
 use Nexus\Actor\Remote\Endpoint;
 
 /**
  * Entity resolution: which local actor a message from another process is for. A path names a
- * live actor of this process, or an entity of a kind declared here (Workers::kind()), which is
- * started under its kind's region on first use.
+ * live actor of this process, or an entity of a kind declared here (Workers::kind()), which its
+ * kind's region (EntityRegion) starts on first use.
  *
  * Endpoints found are remembered (at most CACHE_LIMIT; the cache is emptied when full), so that a
  * stream of messages to a few actors costs one array lookup each.
@@ -26,17 +24,17 @@ final class LocalRecipients
 
     /** @var array<string, Endpoint> */
     private array $cache = [];
-    /** @var array<string, \Closure(string): (Props|Behavior)> entity factories by region path */
+    /** @var array<string, \Closure(string): ?Endpoint> the entity of an id (started if need be), by region path */
     private array $kinds = [];
 
     public function __construct(private readonly ActorSystem $system) {}
 
     /**
-     * @param \Closure(string): (Props|Behavior) $factory
+     * @param \Closure(string): ?Endpoint $resolve the entity of that id (started if need be), or null
      */
-    public function addKind(string $regionPath, \Closure $factory): void
+    public function addKind(string $regionPath, \Closure $resolve): void
     {
-        $this->kinds[$regionPath] = $factory;
+        $this->kinds[$regionPath] = $resolve;
     }
 
     /**
@@ -51,24 +49,19 @@ final class LocalRecipients
      * The live actor at $path, started first when it is an entity of a declared kind; null when
      * none lives there and none can be started.
      *
-     * @param \Closure(Props|Behavior): (Props|Behavior) $gate wraps the props of an entity started now
-     *
-     * @throws \Throwable what starting the entity threw (its factory, an invalid name)
+     * @throws \Throwable what starting the entity threw (its factory, an invalid name, the limit)
      */
-    public function resolve(string $path, \Closure $gate): ?Endpoint
+    public function resolve(string $path): ?Endpoint
     {
         unset($this->cache[$path]);
         $endpoint = $this->system->endpoint($path);
         if ($endpoint === null) {
             $slash = strrpos($path, '/');
-            $regionPath = $slash === false ? '' : substr($path, 0, $slash);
-            $factory = $this->kinds[$regionPath] ?? null;
-            $region = $factory === null ? null : $this->system->endpoint($regionPath);
-            if ($factory === null || $region === null) {
+            $entity = $slash === false ? null : ($this->kinds[substr($path, 0, $slash)] ?? null);
+            $endpoint = $entity === null ? null : $entity(substr($path, $slash + 1));
+            if ($endpoint === null) {
                 return null;
             }
-            $id = substr($path, $slash + 1);
-            $endpoint = $region->spawnChild($gate($factory($id)), $id);
         }
         if (\count($this->cache) >= self::CACHE_LIMIT) {
             $this->cache = [];

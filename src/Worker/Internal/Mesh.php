@@ -6,10 +6,8 @@ namespace Nexus\Worker\Internal;
 
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
-use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Exception\AskTimeoutException;
-use Nexus\Actor\Props;
 use Nexus\Actor\Remote\Endpoint;
 use Nexus\Cluster\View;
 use Nexus\Io\Connection;
@@ -99,8 +97,6 @@ final class Mesh implements LinkHost
     public ?Placements $placements = null;
     /** @var array<int, true> nodes that left the cluster: messages for them are dead letters at once */
     private array $departed = [];
-    /** @var \Closure(Props|Behavior): (Props|Behavior) */
-    private readonly \Closure $placedGate;
     /** @var array<int, InboundLink> */
     private array $inbound = [];
     private string $ownSocket = '';
@@ -141,9 +137,6 @@ final class Mesh implements LinkHost
         $this->handshake = new Handshake($secret);
         $this->undelivered = new Undelivered($this, $this->replies);
         $this->replyFailure = Undelivered::replyFailure(...);
-        $this->placedGate = function (Props|Behavior $props): Props|Behavior {
-            return $this->handOff->gated($this->placements?->placed($props) ?? $props);
-        };
     }
 
     /**
@@ -467,11 +460,11 @@ final class Mesh implements LinkHost
     }
 
     /**
-     * @param \Closure(string): (Props|Behavior) $factory
+     * @param \Closure(string): ?Endpoint $resolve the entity of that id (started if need be), or null
      */
-    public function addKind(string $regionPath, \Closure $factory): void
+    public function addKind(string $regionPath, \Closure $resolve): void
     {
-        $this->recipients->addKind($regionPath, $factory);
+        $this->recipients->addKind($regionPath, $resolve);
     }
 
     public function remoteRef(int $worker, string $path): RemoteActorRef
@@ -890,7 +883,7 @@ final class Mesh implements LinkHost
 
                 return true;
             }
-            $ref = $this->recipients->resolve($path, $this->handOff->gated(...));
+            $ref = $this->recipients->resolve($path);
             if ($ref === null) {
                 $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::NoRecipient, "no actor lives at {$path} on " . Slots::describe($this->id));
 
@@ -928,7 +921,7 @@ final class Mesh implements LinkHost
             if ($route !== Placements::DELIVER) {
                 return $route === Placements::HANDLED;
             }
-            $ref = $this->recipients->resolve($path, $this->placedGate);
+            $ref = $this->recipients->resolve($path);
             if ($ref === null) {
                 $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::NoRecipient, "no actor lives at {$path} on " . Slots::describe($this->id));
 

@@ -144,6 +144,15 @@ final class Placements
      * The slot that owns $key (a placed path without its /user/) under the current view; null
      * when there is no view (not joined yet, fenced) or no member takes it.
      */
+    /**
+     * Whether the placed actor at $path is stopping here because the view moved it (or fenced
+     * this node).
+     */
+    public function isMoving(string $path): bool
+    {
+        return isset($this->moving[$path]);
+    }
+
     public function ownerOf(string $key): ?int
     {
         if ($this->view === null) {

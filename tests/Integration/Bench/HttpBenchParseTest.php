@@ -180,9 +180,49 @@ final class HttpBenchParseTest extends TestCase
         self::assertStringContainsString('![HTTP benchmark', $section);
 
         $verdicts = array_map(static fn(array $target): ?bool => $target[2], $report->targets());
-        // GET / 0.9× (met), /hello 0.6× (missed), Workerman (n/a), p99 / (met), p99 /hello 6 ms (missed), errors (met).
-        self::assertSame([true, false, null, true, false, true], $verdicts);
+        // GET / 0.9× (met), /hello 0.6× (missed), Workerman / and /hello (n/a: not run), p99 / (met),
+        // p99 /hello 6 ms (missed), errors (met).
+        self::assertSame([true, false, null, null, true, false, true], $verdicts);
         self::assertStringContainsString('**Targets met: 3 of 5**', $section);
+    }
+
+    public function testNexusIsComparedWithWorkermanAtEachConnectionCountAndItsP99BoundedAtAThousand(): void
+    {
+        $run = static fn(string $server, string $route, int $connections, float $rps, float $p99): Measurement => new Measurement(
+            $server,
+            $route,
+            $connections,
+            1,
+            5.0,
+            new WrkResult($rps, 1.0, 0.3, 9.0, $p99, (int) ($rps * 5)),
+            4.0,
+            5.0,
+            5.05,
+        );
+        $report = new HttpReport([
+            $run(ServerLauncher::NEXUS, '/', 100, 120_000.0, 2.0),
+            $run(ServerLauncher::NEXUS, '/hello/wrk', 100, 100_000.0, 2.0),
+            $run(ServerLauncher::NEXUS, '/', 1000, 110_000.0, 30.0),
+            $run(ServerLauncher::NEXUS, '/hello/wrk', 1000, 90_000.0, 60.0),
+            $run(ServerLauncher::WORKERMAN, '/', 100, 110_000.0, 2.0),
+            $run(ServerLauncher::WORKERMAN, '/hello/wrk', 100, 110_000.0, 2.0),
+            $run(ServerLauncher::WORKERMAN, '/', 1000, 100_000.0, 500.0),
+            $run(ServerLauncher::WORKERMAN, '/hello/wrk', 1000, 100_000.0, 700.0),
+        ]);
+        $byName = [];
+        foreach ($report->targets() as [$target, $measured, $ok]) {
+            $byName[$target] = [$measured, $ok];
+        }
+
+        self::assertTrue($byName['`GET /` ≥ 1.0× Workerman, 100 connections'][1]);
+        self::assertStringStartsWith('1.09× (120,000 vs 110,000 RPS', $byName['`GET /` ≥ 1.0× Workerman, 100 connections'][0]);
+        self::assertFalse($byName['`GET /hello/{name}` ≥ 1.0× Workerman, 100 connections'][1]);
+        self::assertTrue($byName['`GET /` ≥ 1.0× Workerman, 1000 connections'][1]);
+        self::assertFalse($byName['`GET /hello/{name}` ≥ 1.0× Workerman, 1000 connections'][1]);
+        self::assertTrue($byName['`GET /` p99 < 50 ms at 1,000 connections'][1]);
+        self::assertFalse($byName['`GET /hello/{name}` p99 < 50 ms at 1,000 connections'][1]);
+        $skipped = new HttpReport([$run(ServerLauncher::NEXUS, '/', 100, 1.0, 1.0)], [ServerLauncher::WORKERMAN => 'no peers folder']);
+        self::assertStringContainsString('`workerman`: not run: no peers folder', $skipped->section(Environment::detect(), 'x', 'now', 'c.svg'));
     }
 
     public function testTheChartIsAnSvgWithOneBarPerServerAndRoute(): void

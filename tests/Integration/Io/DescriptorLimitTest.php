@@ -4,9 +4,13 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Io;
 
+use Nexus\Io\Connection;
 use Nexus\Io\Connector;
 use Nexus\Io\Exception\ConnectException;
 use Nexus\Io\Listener;
+use Nexus\Runtime\Driver\DriverFactory;
+use Nexus\Runtime\Driver\EpollDriver;
+use Nexus\Runtime\Driver\StreamSelectDriver;
 use Nexus\Runtime\Loop;
 
 /**
@@ -76,9 +80,9 @@ final class DescriptorLimitTest extends ListenerProcessTestCase
         self::assertStringNotContainsString('stream_select() failed', $this->log(), 'the loop never polled a descriptor it cannot watch');
     }
 
-    public function testAConnectWhoseSocketIsPastFdSetsizeFailsAtOnce(): void
+    public function testAConnectWhoseSocketIsPastFdSetsizeFailsAtOnceOnAStreamSelectLoop(): void
     {
-        $loop = new Loop();
+        $loop = new Loop(driver: new StreamSelectDriver());
         $listener = Listener::listen($loop, 'tcp://127.0.0.1:0');
         $fillers = [];
         while (\count($fillers) < 1030) {
@@ -89,6 +93,36 @@ final class DescriptorLimitTest extends ListenerProcessTestCase
             self::fail('a socket the loop cannot watch must not connect');
         } catch (ConnectException $e) {
             self::assertMatchesRegularExpression('/got descriptor \d{4}, which the loop cannot watch/', $e->getMessage());
+        } finally {
+            $fillers = [];
+            $listener->close();
+        }
+    }
+
+    public function testOnAnEpollLoopAConnectPastFdSetsizeWorks(): void
+    {
+        if (EpollDriver::unsupportedReason() !== null || DriverFactory::descriptorLimit() < 1200) {
+            self::markTestSkipped('needs epoll and a descriptor limit above 1200');
+        }
+        $loop = new Loop(driver: new EpollDriver(DriverFactory::descriptorLimit()));
+        $listener = Listener::listen($loop, 'tcp://127.0.0.1:0');
+        $accepted = [];
+        $listener->onConnection(static function (Connection $connection) use (&$accepted): void {
+            $accepted[] = $connection;
+            $connection->onData(static function (string $data) use ($connection): void {
+                $connection->write(strtoupper($data));
+            });
+        });
+        $fillers = [];
+        while (\count($fillers) < 1030) {
+            $fillers[] = fopen('/dev/null', 'r');
+        }
+        try {
+            $client = Connector::connect($loop, $listener->address(), 30.0)->await();
+            $client->write('ping');
+            self::assertSame('PING', $client->read()->await(30.0));
+            self::assertCount(1, $accepted, 'accepted past 1024 too');
+            $client->close();
         } finally {
             $fillers = [];
             $listener->close();

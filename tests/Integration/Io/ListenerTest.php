@@ -6,7 +6,12 @@ namespace Nexus\Tests\Integration\Io;
 
 use Nexus\Io\Connector;
 use Nexus\Io\Exception\ListenException;
+use Nexus\Io\Listener;
 use Nexus\Io\ListenOptions;
+use Nexus\Runtime\Driver\DriverFactory;
+use Nexus\Runtime\Driver\EpollDriver;
+use Nexus\Runtime\Driver\StreamSelectDriver;
+use Nexus\Runtime\Loop;
 
 final class ListenerTest extends SocketTestCase
 {
@@ -27,6 +32,37 @@ final class ListenerTest extends SocketTestCase
             self::assertStringContainsString('Could not listen on ' . $first->address(), $e->getMessage());
             self::assertStringContainsString('is the port in use', $e->getMessage());
         }
+    }
+
+    public function testOnAStreamSelectLoopTheCapIsAThousandAndMoreIsRefused(): void
+    {
+        $loop = new Loop(driver: new StreamSelectDriver());
+        $listener = Listener::listen($loop, 'tcp://127.0.0.1:0');
+        self::assertSame(ListenOptions::MAX_CONNECTIONS_LIMIT, $listener->maxConnections());
+        $listener->close();
+
+        $this->expectException(ListenException::class);
+        $this->expectExceptionMessage('stream_select driver holds at most 1000 connections');
+        Listener::listen($loop, 'tcp://127.0.0.1:0', new ListenOptions(maxConnections: 1001));
+    }
+
+    public function testOnAnEpollLoopTheCapIsTheDescriptorLimitLessTheReserve(): void
+    {
+        if (EpollDriver::unsupportedReason() !== null) {
+            self::markTestSkipped('epoll is not available here.');
+        }
+        $limit = DriverFactory::descriptorLimit();
+        $loop = new Loop(driver: new EpollDriver($limit));
+        $listener = Listener::listen($loop, 'tcp://127.0.0.1:0', new ListenOptions(reservedDescriptors: 40));
+        self::assertSame($limit - 40, $listener->maxConnections());
+        $listener->close();
+        $explicit = Listener::listen($loop, 'tcp://127.0.0.1:0', new ListenOptions(maxConnections: 5000));
+        self::assertSame(5000, $explicit->maxConnections(), 'past 1,024 is fine with epoll');
+        $explicit->close();
+
+        $this->expectException(ListenException::class);
+        $this->expectExceptionMessage('raise the descriptor limit');
+        Listener::listen($loop, 'tcp://127.0.0.1:0', new ListenOptions(maxConnections: $limit));
     }
 
     public function testAddressWithoutSchemeIsRejected(): void

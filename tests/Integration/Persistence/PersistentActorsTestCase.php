@@ -58,6 +58,7 @@ abstract class PersistentActorsTestCase extends TestCase
             self::assertSame($i * ($i + 1) / 2, $tally->ask($i, 10.0)->await(15.0));
         }
         $persistence->system->shutdown()->await(10.0);
+        $persistence->close()->await(10.0); // the last snapshot is written after the last reply
 
         $restarted = $this->persistence();
         $snapshot = $restarted->store->loadSnapshot('tally|snap')->await(10.0);
@@ -100,6 +101,7 @@ abstract class PersistentActorsTestCase extends TestCase
             $tally->ask(1, 10.0)->await(15.0);
         }
         $persistence->system->shutdown()->await(10.0);
+        $persistence->close()->await(10.0);
 
         // The state class changed: version 2, no upcaster. The snapshot at 10 cannot be read.
         $types = (new TypeRegistry())->register(Added::class, 'tally.added')->register(Tally::class, 'tally.state', version: 2);

@@ -4,7 +4,14 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Persistence;
 
+use Nexus\Bench\Chaos\Ledger;
+use Nexus\Bench\Chaos\LoadClient;
+use Nexus\Bench\Chaos\OperationSource;
 use Nexus\Persistence\Store\Postgres\PostgresUrl;
+use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Future;
+use Nexus\Runtime\Loop;
+use Nexus\Worker\RendezvousHash;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -14,6 +21,10 @@ use PHPUnit\Framework\TestCase;
 final class ServeDurableCountersTest extends TestCase
 {
     private const ROOT = __DIR__ . '/../../..';
+    private const COUNTERS = 50;
+    private const CLIENTS = 16;
+    /** Increments answered 200 in each phase of the load. */
+    private const LOAD_STEP = 500;
 
     private string $dataDir;
     /** @var resource|null */
@@ -70,6 +81,33 @@ final class ServeDurableCountersTest extends TestCase
         }
     }
 
+    public function testWithTwoWorkersIdleCountersPassivateAndRecoverOnTheirNextIncrement(): void
+    {
+        $base = $this->start(['--workers=2', __DIR__ . '/Fixture/passivating-counters-app.php']);
+        $names = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
+        $owners = array_unique(array_map(static fn(string $name): int => RendezvousHash::owner("counter/{$name}", 2), $names));
+        self::assertCount(2, $owners, 'the counters live on both workers');
+        foreach ($names as $i => $name) {
+            $this->increment($base, $name, $i + 1);
+        }
+
+        // Each worker, asked on a new connection each time, says how many counters it holds.
+        $idle = [];
+        $deadline = microtime(true) + 20.0;
+        while (\count($idle) < 2 && microtime(true) < $deadline) {
+            $entities = $this->json('GET', "{$base}/entities");
+            if ($entities['active'] === 0 && \is_int($entities['worker'])) {
+                $idle[$entities['worker']] = true;
+            }
+            $this->waitForOutput();
+        }
+        self::assertCount(2, $idle, 'both workers passivated their idle counters');
+
+        foreach ($names as $i => $name) {
+            self::assertSame(['name' => $name, 'value' => $i + 2], $this->json('POST', "{$base}/counter/{$name}/increment"), "{$name} recovered from its events");
+        }
+    }
+
     public function testCountersAreKeptInPostgresqlWithStore(): void
     {
         PersistenceDatabase::reset();
@@ -110,6 +148,17 @@ final class ServeDurableCountersTest extends TestCase
         self::assertSame(['name' => 'locked', 'value' => 3], $value, 'the counter restarted from the store: the refused increment was never counted');
     }
 
+    public function testUnderLoadAKilledWorkerAReloadAndARestartLoseNoIncrementAndCountNoneTwiceOnSqlite(): void
+    {
+        $this->underFaults([]);
+    }
+
+    public function testUnderLoadAKilledWorkerAReloadAndARestartLoseNoIncrementAndCountNoneTwiceOnPostgresql(): void
+    {
+        PersistenceDatabase::reset();
+        $this->underFaults(['--store=' . PostgresUrl::redact(PersistenceDatabase::config())]);
+    }
+
     public function testAStoreUrlThatIsNotPostgresIsAUsageError(): void
     {
         $process = proc_open([\PHP_BINARY, 'bin/nexus', 'serve', '--no-jit', '--store=mysql://u@h/db'], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::ROOT);
@@ -123,11 +172,138 @@ final class ServeDurableCountersTest extends TestCase
     }
 
     /**
+     * The issue's end-to-end test: with 2 workers, clients increment 50 counters over keep-alive
+     * connections while one worker is killed (kill -9), the master reloads (SIGHUP), and the
+     * server is stopped (SIGTERM) and started again on the same store. Afterwards each counter
+     * is held to what its clients were told: every 200 answered a new value of the counter, so
+     * those values are distinct and at most its final value (none lost); and the final value is
+     * at most the increments answered 200 plus those whose outcome the client does not know
+     * (connection broken, or a 503: the write may have been stored) (none counted twice). With
+     * no unknown outcome, each counter equals the number of its 200s.
+     *
+     * @param list<string> $store
+     */
+    private function underFaults(array $store): void
+    {
+        $port = self::freePort();
+        $this->start(['--workers=2', ...$store], $port);
+        $master = $this->masterPid();
+        $loop = new Loop();
+        $began = $loop->now();
+        $ledger = new Ledger(static fn(): float => $loop->now() - $began);
+        $operations = new OperationSource(self::COUNTERS, [], 20_260_401);
+        $clients = $running = [];
+        for ($i = 0; $i < self::CLIENTS; ++$i) {
+            $clients[] = $client = new LoadClient($loop, "tcp://127.0.0.1:{$port}", $operations, $ledger, 10.0);
+            $running[] = $client->start();
+        }
+        $acked = static fn(): int => $ledger->totals()['counter']['acked'];
+        $scenario = $loop->async(function () use ($loop, $acked, $master, $store, $port, $clients): null {
+            $this->until($loop, static fn(): bool => $acked() >= self::LOAD_STEP, 'increments answered before the kill');
+            $killed = self::children($master)[0] ?? self::fail('no worker to kill');
+            posix_kill($killed, \SIGKILL);
+            $this->until($loop, static fn(): bool => \count(self::children($master)) === 2 && !\in_array($killed, self::children($master), true), 'the master replaces the killed worker');
+            $this->moreLoad($loop, $acked, 'after the kill');
+
+            $before = self::children($master);
+            posix_kill($master, \SIGHUP);
+            $this->until($loop, static fn(): bool => \count(self::children($master)) === 2 && array_intersect(self::children($master), $before) === [], 'the reload replaces both workers');
+            $this->moreLoad($loop, $acked, 'after the reload');
+
+            posix_kill($master, \SIGTERM);
+            $this->until($loop, fn(): bool => !proc_get_status($this->process ?? throw new \LogicException('not started'))['running'], 'the server stops');
+            $this->kill();
+            $this->start(['--workers=2', ...$store], $port);
+            $this->moreLoad($loop, $acked, 'after the restart');
+            foreach ($clients as $client) {
+                $client->stop();
+            }
+
+            return null;
+        });
+        $deadline = microtime(true) + 180.0;
+        while (!$scenario->isSettled() || array_filter($running, static fn(Future $client): bool => !$client->isSettled()) !== []) {
+            self::assertLessThan($deadline, microtime(true), 'the scenario ran for 3 minutes');
+            $loop->tick();
+        }
+        $scenario->await();
+
+        $problems = [];
+        $totals = $ledger->totals()['counter'];
+        foreach ($operations->counterNames() as $name) {
+            $values = $ledger->counterValues[$name] ?? [];
+            $unsettled = $ledger->counterUnsettled[$name] ?? 0;
+            $final = $this->json('GET', "http://127.0.0.1:{$port}/counter/{$name}")['value'];
+            \assert(\is_int($final));
+            if (\count(array_unique($values)) !== \count($values)) {
+                $problems[] = "{$name}: a value was answered twice (an increment lost and counted again)";
+            }
+            if ($values !== [] && (min($values) < 1 || max($values) > $final)) {
+                $problems[] = "{$name}: answered " . max($values) . " but holds {$final} (acknowledged increments lost)";
+            }
+            if ($final > \count($values) + $unsettled) {
+                $problems[] = "{$name}: holds {$final}, more than its " . \count($values) . " 200s and {$unsettled} unknown outcomes (counted twice)";
+            }
+            if ($unsettled === 0 && $final !== \count($values)) {
+                $problems[] = "{$name}: holds {$final} for " . \count($values) . ' 200s';
+            }
+        }
+        $summary = \sprintf('%d increments answered 200, %d failed (statuses %s), %d unknown (%s)', $totals['acked'], $totals['failed'], json_encode($ledger->failedStatuses()), $totals['unknown'], json_encode($ledger->unknownReasons()));
+        self::assertSame([], $problems, $summary . "\n" . file_get_contents($this->stderrFile));
+        self::assertGreaterThanOrEqual(4 * self::LOAD_STEP, $totals['acked'], $summary);
+    }
+
+    /**
+     * Waits, inside the load's loop, until LOAD_STEP more increments were answered 200.
+     *
+     * @param \Closure(): int $acked
+     */
+    private function moreLoad(Loop $loop, \Closure $acked, string $when): void
+    {
+        $mark = $acked();
+        $this->until($loop, static fn(): bool => $acked() >= $mark + self::LOAD_STEP, "increments answered {$when}");
+    }
+
+    /**
+     * Waits for $condition, checking every 50 ms on $loop (the load goes on meanwhile), for at most
+     * 60 s.
+     *
+     * @param \Closure(): bool $condition
+     */
+    private function until(Loop $loop, \Closure $condition, string $what): void
+    {
+        $deadline = microtime(true) + 60.0;
+        while (!$condition()) {
+            if (microtime(true) > $deadline) {
+                throw new \RuntimeException("Waited 60 s in vain for {$what}.\n" . file_get_contents($this->stderrFile));
+            }
+            $pause = new Deferred($loop);
+            $loop->delay(0.05, static fn() => $pause->resolve(null));
+            $pause->future()->await();
+        }
+    }
+
+    private function masterPid(): int
+    {
+        return proc_get_status($this->process ?? throw new \LogicException('not started'))['pid'];
+    }
+
+    private static function freePort(): int
+    {
+        $server = stream_socket_server('tcp://127.0.0.1:0');
+        self::assertIsResource($server);
+        $name = (string) stream_socket_get_name($server, false);
+        fclose($server);
+
+        return (int) substr($name, strrpos($name, ':') + 1);
+    }
+
+    /**
      * @param list<string> $options
      */
-    private function start(array $options): string
+    private function start(array $options, int $port = 0): string
     {
-        $command = [\PHP_BINARY, 'bin/nexus', 'serve', '--port=0', '--no-jit', "--data-dir={$this->dataDir}", ...$options];
+        $command = [\PHP_BINARY, 'bin/nexus', 'serve', "--port={$port}", '--no-jit', "--data-dir={$this->dataDir}", ...$options];
         $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['file', $this->stderrFile, 'a']], $pipes, self::ROOT);
         self::assertIsResource($process);
         $this->process = $process;

@@ -43,6 +43,24 @@ final class SqliteFailureTest extends TestCase
         TempDirectory::remove($this->directory);
     }
 
+    public function testAWriteIsAcknowledgedOnlyOnceItsLogIsSyncedAndOneThatCannotBeIsAFailure(): void
+    {
+        $path = $this->directory . '/db.sqlite';
+        $store = new SqliteStore($this->loop, $path);
+        self::assertSame([null], $store->writeEvents([self::write('x', 1, 1, 1)])->await());
+
+        // The log disappears under the running store: its commit cannot be made durable, and the
+        // write is not acknowledged.
+        unlink("{$path}-wal");
+        try {
+            $store->writeEvents([self::write('x', 2, 1, 1)])->await();
+            self::fail('a commit that could not be synced was acknowledged');
+        } catch (StoreUnavailableException $e) {
+            self::assertStringContainsString('write-ahead log', $e->getMessage());
+            self::assertStringContainsString('could not be synced', $e->getMessage());
+        }
+    }
+
     public function testTwoConnectionsWritingOneIdCannotInterleave(): void
     {
         $a = new SqliteStore($this->loop, $this->directory . '/db.sqlite');

@@ -16,7 +16,7 @@ final class ListenOptionsTest extends TestCase
         $options = new ListenOptions();
         self::assertSame(511, $options->backlog);
         self::assertFalse($options->reusePort);
-        self::assertSame(1000, $options->maxConnections);
+        self::assertNull($options->maxConnections, 'null: what the loop\'s driver can hold');
         self::assertFalse($options->tcpNoDelay);
         self::assertSame(Connection::DEFAULT_HIGH_WATER_MARK, $options->writeHighWaterMark);
         self::assertSame(32, $options->reservedDescriptors);
@@ -29,7 +29,6 @@ final class ListenOptionsTest extends TestCase
     {
         yield 'backlog' => [static fn(): ListenOptions => new ListenOptions(backlog: 0), 'backlog'];
         yield 'no connections' => [static fn(): ListenOptions => new ListenOptions(maxConnections: 0), 'maxConnections'];
-        yield 'past stream_select' => [static fn(): ListenOptions => new ListenOptions(maxConnections: 1024), '1024 descriptors'];
         yield 'accept batch' => [static fn(): ListenOptions => new ListenOptions(acceptBatch: 0), 'acceptBatch'];
         yield 'high-water mark' => [static fn(): ListenOptions => new ListenOptions(writeHighWaterMark: 0), 'writeHighWaterMark'];
         yield 'accept backoff' => [static fn(): ListenOptions => new ListenOptions(acceptBackoff: 0.0), 'acceptBackoff'];

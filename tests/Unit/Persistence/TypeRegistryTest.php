@@ -26,7 +26,7 @@ final class TypeRegistryTest extends TestCase
 
         $payload = $types->encodeEvent(new Added(5, 'Käse/€'));
 
-        self::assertEquals(new Payload('ledger.added', 3, PayloadFormat::Json, '{"amount":5,"note":"Käse/€"}'), $payload);
+        self::assertEquals(new Payload('ledger.added', 3, PayloadFormat::Json, '{"amount":5,"note":"Käse/€"}', true), $payload);
         self::assertStringNotContainsString('Fixture', $payload->data . $payload->name, 'no PHP class name is stored');
         self::assertEquals(new Added(5, 'Käse/€'), $types->decode('ledger.added', 3, PayloadFormat::Json, $payload->data));
     }
@@ -115,7 +115,7 @@ final class TypeRegistryTest extends TestCase
         $types = (new TypeRegistry())->register(Tally::class, 'ledger.tally');
 
         $int = $types->encode(42);
-        self::assertEquals(new Payload(TypeRegistry::VALUE, 1, PayloadFormat::Json, '42'), $int);
+        self::assertEquals(new Payload(TypeRegistry::VALUE, 1, PayloadFormat::Json, '42', true), $int);
         self::assertSame(42, $types->decode($int->name, $int->version, $int->format, $int->data));
         self::assertSame(['a' => [1.5, null]], $types->decode(TypeRegistry::VALUE, 1, PayloadFormat::Json, $types->encode(['a' => [1.5, null]])->data));
         $tally = $types->encode(new Tally(3, [1, 2]));

@@ -28,12 +28,12 @@ final class LoopGcTest extends TestCase
 
         $collected = gc_status()['collected'];
         self::makeCycles(100);
-        $loop->delay(0.01, static function (): void {});
+        $loop->delay(0.25, static function (): void {}); // long enough that the tick still waits on a loaded machine
         $loop->tick(); // idle, but only 200 roots: not worth a collection
         self::assertSame($collected, gc_status()['collected'], 'a few roots wait');
 
         self::makeCycles(5_000); // 10,200 roots
-        $loop->delay(0.01, static function (): void {});
+        $loop->delay(0.25, static function (): void {}); // long enough that the tick still waits on a loaded machine
         $loop->tick(); // waits for the timer: idle, so it collects first
         self::assertGreaterThanOrEqual($collected + 10_200, gc_status()['collected'], 'the idle loop freed the cycles');
 
@@ -45,10 +45,69 @@ final class LoopGcTest extends TestCase
         self::assertGreaterThanOrEqual($collected + 6_000, gc_status()['collected'], 'too many roots: collected at once');
     }
 
+    #[\PHPUnit\Framework\Attributes\RunInSeparateProcess]
+    public function testCollectionsThatFreeLittleBackOffAndOnesThatFreeMuchComeBack(): void
+    {
+        $loop = new Loop();
+        $loop->collectCyclesInBatches(100_000);
+        $live = [];
+
+        // 12,000 live cycles waiting: the idle loop collects, and frees nothing.
+        $live[] = self::liveCycles(6_000);
+        self::assertGreaterThanOrEqual(10_000, gc_status()['roots']);
+        $runs = gc_status()['runs'];
+        self::idleTick($loop);
+        self::assertSame($runs + 1, gc_status()['runs'], 'collected once');
+
+        // As many again: with the threshold doubled (20,000) the idle loop does not walk them again.
+        $live[] = self::liveCycles(6_000);
+        self::idleTick($loop);
+        self::assertSame($runs + 1, gc_status()['runs'], 'backed off: no collection at 12,000 roots');
+
+        // Garbage piles up to the raised threshold: collected, and it freed plenty.
+        self::makeCycles(5_000);
+        self::idleTick($loop);
+        self::assertSame($runs + 2, gc_status()['runs'], 'collected at 22,000 roots');
+
+        // Back at the start: 10,000 roots of garbage are collected when the loop idles.
+        self::makeCycles(5_100);
+        self::idleTick($loop);
+        self::assertSame($runs + 3, gc_status()['runs'], 'the threshold came back down');
+        self::assertCount(2, $live);
+    }
+
     public function testTheRootLimitMustBePositive(): void
     {
         $this->expectException(\InvalidArgumentException::class);
         (new Loop())->collectCyclesInBatches(0);
+    }
+
+    private static function idleTick(Loop $loop): void
+    {
+        $loop->tick(false); // brings the loop's clock up to date: the timer below is then still ahead
+        $loop->delay(0.05, static function (): void {});
+        $loop->tick(); // waits for the timer: idle
+    }
+
+    /**
+     * Pairs of objects that point at each other and stay referenced: possible roots that a
+     * collection walks and cannot free.
+     *
+     * @return list<\stdClass>
+     */
+    private static function liveCycles(int $count): array
+    {
+        $kept = [];
+        for ($i = 0; $i < $count; ++$i) {
+            $a = new \stdClass();
+            $b = new \stdClass();
+            $a->other = $b;
+            $b->other = $a;
+            $kept[] = $a;
+            unset($a, $b); // both are possible roots now, and both live on
+        }
+
+        return $kept;
     }
 
     private static function makeCycles(int $count): void

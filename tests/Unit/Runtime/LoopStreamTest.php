@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Unit\Runtime;
 
+use Nexus\Runtime\Driver\EpollDriver;
+use Nexus\Runtime\Driver\StreamSelectDriver;
 use Nexus\Runtime\Loop;
 use PHPUnit\Framework\TestCase;
 
@@ -54,6 +56,7 @@ final class LoopStreamTest extends TestCase
 
     public function testATurnRunsMoreRunnablesWhenItWatchesManyStreams(): void
     {
+        $this->loop = new Loop(driver: new StreamSelectDriver()); // its polls cost time per watched stream
         $ran = 0;
         $schedule = function (int $count) use (&$ran): void {
             for ($i = 0; $i < $count; ++$i) {
@@ -80,6 +83,37 @@ final class LoopStreamTest extends TestCase
         $ran = 0;
         $this->loop->tick(false);
         self::assertSame(1024, $ran);
+        foreach ($ids as $id) {
+            $this->loop->cancel($id);
+        }
+    }
+
+    public function testWithEpollATurnRunsMoreRunnablesWhenManyWatchersAreReady(): void
+    {
+        if (EpollDriver::unsupportedReason() !== null) {
+            self::markTestSkipped('epoll is not available here.');
+        }
+        $this->loop = new Loop(driver: new EpollDriver(4096)); // its polls cost time per ready stream
+        $ran = 0;
+        $schedule = function (int $count) use (&$ran): void {
+            for ($i = 0; $i < $count; ++$i) {
+                $this->loop->scheduler()->schedule(new ClosureRunnable(static function () use (&$ran): void {
+                    ++$ran;
+                }));
+            }
+        };
+        [$a, $b] = $this->socketPair();
+        $ids = [];
+        for ($i = 0; $i < 768; ++$i) {
+            $ids[] = $this->loop->onReadable($a, static function (): void {});
+        }
+        $schedule(2000);
+        $this->loop->tick(false);
+        self::assertSame(256, $ran, 'watched but not ready: a poll that costs nothing, one budget');
+        fwrite($b, 'x');
+        $ran = 0;
+        $this->loop->tick(false);
+        self::assertGreaterThanOrEqual(1024, $ran, '768 ready watchers: at least four budgets (and one per 64 callbacks, run between them)');
         foreach ($ids as $id) {
             $this->loop->cancel($id);
         }

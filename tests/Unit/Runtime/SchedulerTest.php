@@ -121,6 +121,49 @@ final class SchedulerTest extends TestCase
         self::assertSame($fibers['r2 start'], $fibers['r2 got reply'], 'the waiter resumed in its own fiber');
     }
 
+    public function testABurstOfRunnablesThatEachWaitAllStartInOneRun(): void
+    {
+        /** @var Deferred<int> $reply */
+        $reply = new Deferred($this->loop);
+        $started = 0;
+        $done = 0;
+        for ($i = 0; $i < 100; ++$i) {
+            $this->scheduler->schedule(new ClosureRunnable(static function () use ($reply, &$started, &$done): void {
+                ++$started;
+                $reply->future()->await();
+                ++$done;
+            }));
+        }
+
+        $this->scheduler->run();
+
+        self::assertSame(100, $started, 'each waiter hands its fiber over and the queue goes on in the same run');
+        self::assertFalse($this->scheduler->hasWork());
+        self::assertSame(100, $this->scheduler->fibersCreated(), 'one fiber per waiter');
+        $reply->resolve(1);
+        $this->loop->runUntilIdle();
+        self::assertSame(100, $done);
+    }
+
+    public function testTheBudgetOfOneRunCountsOverAllItsFibers(): void
+    {
+        $loop = new Loop($this->clock, schedulerBudget: 10);
+        /** @var Deferred<int> $reply */
+        $reply = new Deferred($loop);
+        $started = 0;
+        for ($i = 0; $i < 25; ++$i) {
+            $loop->scheduler()->schedule(new ClosureRunnable(static function () use ($reply, &$started): void {
+                ++$started;
+                $reply->future()->await();
+            }));
+        }
+
+        $loop->scheduler()->run();
+
+        self::assertSame(10, $started, 'the budget bounds a run however many fibers it takes');
+        self::assertTrue($loop->scheduler()->hasWork());
+    }
+
     public function testFibersFreedByResumedWaitersArePooled(): void
     {
         /** @var array<string, \Fiber<mixed, mixed, mixed, mixed>|null> $fibers */
@@ -193,6 +236,32 @@ final class SchedulerTest extends TestCase
         $second->resolve(null);
         $this->loop->runUntilIdle();
         self::assertSame($created, $this->scheduler->fibersCreated());
+    }
+
+    public function testThePoolKeepsAsManyFibersAsWaitedAtOnceAndShrinksWhenFewerDo(): void
+    {
+        /** @var Deferred<null> $gate */
+        $gate = new Deferred($this->loop);
+        for ($i = 0; $i < 300; ++$i) {
+            $this->scheduler->schedule(new ClosureRunnable(static function () use ($gate): void {
+                $gate->future()->await();
+            }));
+        }
+        $this->loop->runUntilIdle();
+        $gate->resolve(null);
+        $this->loop->runUntilIdle();
+        self::assertSame(300, $this->scheduler->idleFibers(), 'all 300 kept: the next burst of 300 makes no fiber');
+
+        // The loop trims the pool when it is about to wait, once it was not needed for a second
+        // (virtual time here).
+        foreach ([0.6, 0.5] as $seconds) {
+            $this->loop->delay($seconds, static function (): void {});
+            $this->loop->run();
+            self::assertSame(300, $this->scheduler->idleFibers(), 'needed less than a second ago: kept');
+        }
+        $this->loop->delay(0.1, static function (): void {});
+        $this->loop->run();
+        self::assertSame(Scheduler::MIN_IDLE_FIBERS, $this->scheduler->idleFibers(), 'trimmed once unneeded for a second');
     }
 
     public function testTheCurrentRunnableIsRestoredWhenAWaiterResumes(): void

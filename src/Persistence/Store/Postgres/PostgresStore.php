@@ -44,6 +44,8 @@ final class PostgresStore implements Store
 {
     /** Reads (or writes) waiting for a connection beyond this many fail at once. */
     private const MAX_WAITING = 100_000;
+    /** Event reads sent as one statement at most (and 20,000 events). */
+    private const READS_PER_STATEMENT = 100;
 
     private readonly PgConfig $config;
     private readonly PgPool $pool;
@@ -59,6 +61,8 @@ final class PostgresStore implements Store
     /** @var \SplQueue<array{string, array<mixed>, \Closure(PgResult): mixed, Deferred<mixed>}> */
     private readonly \SplQueue $readQueue;
     private int $readsInFlight = 0;
+    /** Whether a dispatch of the reads is due at the end of this loop turn. */
+    private bool $readsScheduled = false;
     private bool $schemaReady = false;
     private bool $creatingSchema = false;
     private bool $closed = false;
@@ -561,7 +565,15 @@ final class PostgresStore implements Store
                 }
             });
         }
-        $this->dispatchReads();
+        // The reads asked for during one loop turn go out together at its end (the recoveries of
+        // the actors started in one turn share statements), spread over the free connections.
+        if (!$this->readsScheduled) {
+            $this->readsScheduled = true;
+            $this->loop->defer(function (): void {
+                $this->readsScheduled = false;
+                $this->dispatchReads();
+            });
+        }
 
         return $deferred->future();
     }
@@ -571,7 +583,9 @@ final class PostgresStore implements Store
         while ($this->schemaReady && !$this->readQueue->isEmpty() && $this->readsInFlight < $this->readConnections && !$this->closed) {
             [$sql, $params, $map, $deferred] = $this->readQueue->dequeue();
             if ($sql === PostgresSchema::READ_EVENTS) {
-                $this->dispatchEventReads([[$params, $deferred]]);
+                // As many reads per statement as spreads the queue evenly over the free connections.
+                $share = (int) ceil(($this->readQueue->count() + 1) / ($this->readConnections - $this->readsInFlight));
+                $this->dispatchEventReads([[$params, $deferred]], min(self::READS_PER_STATEMENT, $share));
                 continue;
             }
             ++$this->readsInFlight;
@@ -592,15 +606,15 @@ final class PostgresStore implements Store
     }
 
     /**
-     * Sends the event reads $first and those queued right behind it (at most 100 reads, and 20,000
+     * Sends the event reads $first and those queued right behind it (at most $most reads, and 20,000
      * events in all) as one READ_EVENTS statement, and hands each read its rows.
      *
      * @param list<array{array<mixed>, Deferred<mixed>}> $reads
      */
-    private function dispatchEventReads(array $reads): void
+    private function dispatchEventReads(array $reads, int $most): void
     {
         $limit = self::int($reads[0][0][3]);
-        while (\count($reads) < 100 && !$this->readQueue->isEmpty()) {
+        while (\count($reads) < $most && !$this->readQueue->isEmpty()) {
             [$sql, $params] = $this->readQueue->bottom();
             if ($sql !== PostgresSchema::READ_EVENTS || $limit + self::int($params[3]) > 20_000) {
                 break;

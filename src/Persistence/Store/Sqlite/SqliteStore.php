@@ -27,10 +27,11 @@ use Nexus\Runtime\Loop;
  * SQLite blocks: each operation runs to completion on the loop's thread and returns a settled
  * future, except a write transaction that finds the write lock taken by another connection: it
  * waits on the loop (the future settles later) instead of sleeping the process. A batch of
- * writes is one transaction (BEGIN IMMEDIATE ... COMMIT), which with synchronous=FULL ends in
- * one fsync of the WAL: a commit of 1,000 events stalls the loop for a few milliseconds, one
- * commit per event would cost that fsync each time (see docs/persistence.md). Reads are bounded
- * by their $max.
+ * writes is one transaction (BEGIN IMMEDIATE ... COMMIT), followed with synchronous=FULL by one
+ * fsync of the WAL, after the write lock is released and before anything is acknowledged
+ * (SqliteConnection::synced()): a commit of 1,000 events stalls the loop for a few milliseconds,
+ * one commit per event would cost that fsync each time (see docs/persistence.md). Reads are
+ * bounded by their $max.
  *
  * A write is conditional without an extra query in the common case: (persistence_id,
  * sequence_nr) is unique, so a taken number fails the insert, and the epoch of the event before
@@ -235,7 +236,7 @@ final class SqliteStore implements Store
         return $this->future(function () use ($persistenceId, $maxSequenceNr): null {
             $this->connection->statement('DELETE FROM nexus_snapshots WHERE persistence_id = ? AND sequence_nr <= ?')->execute([$persistenceId, $maxSequenceNr]);
 
-            return null;
+            return $this->committed(null);
         });
     }
 
@@ -288,7 +289,7 @@ final class SqliteStore implements Store
         return $this->future(function () use ($persistenceId): null {
             $this->connection->statement('DELETE FROM nexus_durable_state WHERE persistence_id = ?')->execute([$persistenceId]);
 
-            return null;
+            return $this->committed(null);
         });
     }
 
@@ -338,6 +339,7 @@ final class SqliteStore implements Store
             $this->projections->statement('INSERT INTO nexus_projection_offsets (projection, last_offset, updated_at) VALUES (?, ?, ?) ON CONFLICT (projection) DO UPDATE SET last_offset = excluded.last_offset, updated_at = excluded.updated_at')
                 ->execute([$projection, $offset, StoreSupport::now()]);
             $pdo->exec('COMMIT');
+            $this->projections->synced();
         } catch (\Throwable $e) {
             return Future::rejected($this->loop, $this->projections->failed($e));
         }
@@ -489,7 +491,7 @@ final class SqliteStore implements Store
         }
         try {
             if ($this->connection->tryBegin()) {
-                return Future::fulfilled($this->loop, $this->run(fn(): mixed => $body($this->connection->pdo())));
+                return Future::fulfilled($this->loop, $this->run(fn(): mixed => $this->committed($body($this->connection->pdo()))));
             }
         } catch (StoreUnavailableException $e) {
             return Future::rejected($this->loop, $e);
@@ -519,7 +521,7 @@ final class SqliteStore implements Store
             }
             try {
                 if ($this->connection->tryBegin()) {
-                    $deferred->resolve($this->run(fn(): mixed => $body($this->connection->pdo())));
+                    $deferred->resolve($this->run(fn(): mixed => $this->committed($body($this->connection->pdo()))));
 
                     return;
                 }
@@ -539,6 +541,22 @@ final class SqliteStore implements Store
             }
             $this->retryTransaction($body, $deferred, $deadline, min($delay * 2, 0.005));
         });
+    }
+
+    /**
+     * $result, once what was committed is durable (SqliteConnection::synced()).
+     *
+     * @template T
+     *
+     * @param T $result
+     *
+     * @return T
+     */
+    private function committed(mixed $result): mixed
+    {
+        $this->connection->synced();
+
+        return $result;
     }
 
     /**

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Http\WebSocket;
 
+use Nexus\Tests\Support\NodeWs;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -17,8 +18,6 @@ use PHPUnit\Framework\TestCase;
  */
 final class NodeWsInteropTest extends TestCase
 {
-    private const NODE_DIR = __DIR__ . '/../../../Support/node';
-
     /** @var resource|null */
     private $server = null;
     /** @var array<int, resource> */
@@ -51,40 +50,17 @@ final class NodeWsInteropTest extends TestCase
 
     public function testNpmWsClientAgainstOurEchoServer(): void
     {
-        $node = self::which('node');
-        $npm = self::which('npm');
-        if ($node === null || $npm === null) {
-            self::markTestSkipped('node and npm are needed for the ws interop test (apt-get install -y nodejs npm).');
-        }
-        $this->installWs($npm);
+        NodeWs::node(); // skips the test, with the reason, without node, npm or the ws package
         $address = $this->startServer();
 
-        [$exit, $output] = self::runCommand([$node, self::NODE_DIR . '/ws-echo-client.mjs', 'ws://' . substr($address, \strlen('tcp://')) . '/'], 60.0);
+        [$exit, $output, $checks] = NodeWs::client('ws-echo-client.mjs', ['ws://' . substr($address, \strlen('tcp://')) . '/']);
 
-        $checks = [];
-        foreach (explode("\n", trim($output)) as $line) {
-            $check = json_decode($line, true);
-            if (\is_array($check) && isset($check['name']) && \is_string($check['name'])) {
-                $checks[$check['name']] = $check;
-            }
-        }
         foreach ($checks as $name => $check) {
-            self::assertTrue($check['ok'] ?? false, "ws check \"{$name}\" failed: " . json_encode($check['detail'] ?? null));
+            self::assertTrue($check['ok'], "ws check \"{$name}\" failed: " . json_encode($check['detail']));
         }
         self::assertSame(0, $exit, "the ws client failed:\n{$output}");
         self::assertCount(15, $checks, "every check ran:\n{$output}");
         self::assertArrayHasKey('fragmented compressed text', $checks);
-    }
-
-    private function installWs(string $npm): void
-    {
-        if (is_file(self::NODE_DIR . '/node_modules/ws/package.json')) {
-            return;
-        }
-        [$exit, $output] = self::runCommand([$npm, 'ci', '--no-audit', '--no-fund', '--fetch-retries=1', '--fetch-timeout=20000', '--prefix', self::NODE_DIR], 90.0);
-        if ($exit !== 0 || !is_file(self::NODE_DIR . '/node_modules/ws/package.json')) {
-            self::markTestSkipped("Could not install the npm ws package (npm ci in tests/Support/node, exit {$exit}); is the npm registry reachable?\n" . substr($output, -2000));
-        }
     }
 
     private function startServer(): string
@@ -117,61 +93,5 @@ final class NodeWsInteropTest extends TestCase
         }
 
         return $match[1];
-    }
-
-    /**
-     * Runs a command until it exits or $timeout passes (then kills it).
-     *
-     * @param list<string> $command
-     *
-     * @return array{int, string} exit code and output (stdout then stderr)
-     */
-    private static function runCommand(array $command, float $timeout): array
-    {
-        $process = proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-        if ($process === false) {
-            return [-1, 'could not start ' . implode(' ', $command)];
-        }
-        stream_set_blocking($pipes[1], false);
-        stream_set_blocking($pipes[2], false);
-        $output = ['', ''];
-        $deadline = microtime(true) + $timeout;
-        $open = [1 => $pipes[1], 2 => $pipes[2]];
-        while ($open !== [] && microtime(true) < $deadline) {
-            $read = array_values($open);
-            $write = [];
-            $except = [];
-            if (@stream_select($read, $write, $except, 0, 100_000) === 0) {
-                continue;
-            }
-            foreach ($open as $index => $pipe) {
-                $chunk = fread($pipe, 65_536);
-                if ($chunk !== false && $chunk !== '') {
-                    $output[$index - 1] .= $chunk;
-                } elseif (feof($pipe)) {
-                    unset($open[$index]);
-                }
-            }
-        }
-        if ($open !== []) {
-            proc_terminate($process, 9);
-            $output[1] .= "\n(killed after {$timeout} s)";
-        }
-        fclose($pipes[1]);
-        fclose($pipes[2]);
-        $exit = proc_close($process);
-
-        return [$exit, $output[0] . $output[1]];
-    }
-
-    private static function which(string $tool): ?string
-    {
-        foreach (explode(':', (string) getenv('PATH')) as $dir) {
-            if ($dir !== '' && is_executable("{$dir}/{$tool}")) {
-                return "{$dir}/{$tool}";
-            }
-        }
-
-        return null;
     }
 }

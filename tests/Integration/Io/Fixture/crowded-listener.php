@@ -14,6 +14,7 @@ use Nexus\Io\Listener;
 use Nexus\Io\ListenOptions;
 use Nexus\Log\StderrLogger;
 use Nexus\Runtime\Descriptors;
+use Nexus\Runtime\Driver\StreamSelectDriver;
 use Nexus\Runtime\Loop;
 use Psr\Log\LogLevel;
 
@@ -31,7 +32,7 @@ if (!is_numeric($hard) || (int) $hard < 1100 || !posix_setrlimit(POSIX_RLIMIT_NO
     exit(1);
 }
 
-$loop = new Loop();
+$loop = new Loop(driver: new StreamSelectDriver()); // the descriptor numbers it refuses are stream_select()'s
 $logger = new StderrLogger(LogLevel::INFO);
 $listener = Listener::listen($loop, 'tcp://127.0.0.1:0', new ListenOptions(acceptBackoff: 0.05, reservedDescriptors: $reserved), $logger);
 // Classes loaded later would open their files on one of the two free descriptors; load them now,

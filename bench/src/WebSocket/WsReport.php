@@ -1,0 +1,253 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Bench\WebSocket;
+
+use Nexus\Bench\ChartRow;
+use Nexus\Bench\ReportFiles;
+use Nexus\Bench\SvgBarChart;
+
+/**
+ * The results of `make bench-ws` (bench/ws/run.php) as a table, the bench:ws section of
+ * docs/performance.md and a chart with Nexus and Workerman side by side.
+ */
+final class WsReport
+{
+    private const START = '<!-- bench:ws:start -->';
+    private const END = '<!-- bench:ws:end -->';
+    /** PHP heap per idle connection at most (the issue's target). */
+    private const MEMORY_TARGET = 4096;
+    /** Echo latency while the idle connections are open, at most. */
+    private const LATENCY_TARGET_MS = 10.0;
+
+    /**
+     * @param array<string, mixed> $results as bench/ws/run.php collects them
+     */
+    public function __construct(private readonly array $results) {}
+
+    public function table(): string
+    {
+        $lines = ['| measure | Nexus | Workerman | target | met |', '|---|---|---|---|---|'];
+        foreach ($this->rows() as $row) {
+            $lines[] = "| {$row['name']} | {$row['nexus']} | {$row['workerman']} | {$row['target']} | " . ($row['met'] === null ? '—' : ($row['met'] ? 'yes' : 'no')) . ' |';
+        }
+
+        return implode("\n", $lines) . "\n";
+    }
+
+    /**
+     * @return string|null what went wrong, or null when the section and the chart were written
+     */
+    public function writeInto(string $docPath, string $svgPath, string $command): ?string
+    {
+        $settings = $this->section('settings');
+        $section = \sprintf(
+            "\nMeasured %s with `%s` (PHP %s, tracing JIT for both servers and the clients, %s, %d cores, load average %.1f at the start: other engineers' test suites shared the machine). "
+            . "Echo: %d rounds of %d s alternating between the servers, %d connections with one 32-byte text message in flight each; the median, its spread, and the server's CPU time per round trip, which the shared machine disturbs less than the rate. "
+            . "Broadcast: %s clients in one room in two client processes, one of them publishing with 16 messages in flight. Idle: %s connections that completed the handshake and send nothing, then 2,000 echo round trips one after the other on one more.\n\n%s\n%s\n\n![WebSocket benchmarks](img/ws-bench.svg)\n\n",
+            $this->string('date'),
+            $command,
+            $this->string('php'),
+            $this->string('cpu'),
+            (int) self::float($this->results, 'cores'),
+            self::float($this->results, 'load'),
+            (int) self::float($settings, 'rounds'),
+            (int) self::float($settings, 'seconds'),
+            (int) self::float($settings, 'connections'),
+            number_format(self::float($settings, 'clients')),
+            number_format(self::float($settings, 'idle')),
+            $this->table(),
+            $this->notes(),
+        );
+
+        return ReportFiles::update($docPath, $svgPath, static fn(string $text): string => ReportFiles::replaceMarked($text, self::START, self::END, $section, '## WebSocket (`make bench-ws`)'), $this->chart());
+    }
+
+    /**
+     * @return list<array{name: string, short: string, detail: string, nexus: string, workerman: string, target: string, met: bool|null, values: array{float, float}, marker: float|null}>
+     */
+    private function rows(): array
+    {
+        $settings = $this->section('settings');
+        $echo = $this->section('echo');
+        $nexusEcho = self::sub($echo, 'nexus');
+        $workermanEcho = self::sub($echo, 'workerman');
+        $nexusRate = self::float($nexusEcho, 'median');
+        $workermanRate = self::float($workermanEcho, 'median');
+        $ratio = $workermanRate > 0 ? $nexusRate / $workermanRate : 0.0;
+        $rows = [];
+        $rows[] = [
+            'name' => \sprintf('echo round trips/s, %s connections (median)', number_format(self::float($settings, 'connections'))),
+            'short' => 'echo round trips/s',
+            'detail' => \sprintf('%s connections, median', number_format(self::float($settings, 'connections'))),
+            'nexus' => \sprintf('%s (%s–%s), %.2fx', self::rate($nexusRate), self::rate(self::float($nexusEcho, 'min')), self::rate(self::float($nexusEcho, 'max')), $ratio),
+            'workerman' => \sprintf('%s (%s–%s)', self::rate($workermanRate), self::rate(self::float($workermanEcho, 'min')), self::rate(self::float($workermanEcho, 'max'))),
+            'target' => '≥ 1.0x Workerman',
+            'met' => $ratio >= 1.0,
+            'values' => [$nexusRate, $workermanRate],
+            'marker' => $workermanRate,
+        ];
+        $nexusCpu = self::float($nexusEcho, 'cpu_us');
+        $workermanCpu = self::float($workermanEcho, 'cpu_us');
+        $rows[] = [
+            'name' => 'server CPU per echo round trip (median)',
+            'short' => 'server CPU per round trip',
+            'detail' => 'echo, median; lower is better',
+            'nexus' => \sprintf('%.1f µs', $nexusCpu),
+            'workerman' => \sprintf('%.1f µs', $workermanCpu),
+            'target' => '',
+            'met' => null,
+            'values' => [$nexusCpu, $workermanCpu],
+            'marker' => null,
+        ];
+        $broadcast = $this->section('broadcast');
+        $nexusBroadcast = self::sub($broadcast, 'nexus');
+        $workermanBroadcast = self::sub($broadcast, 'workerman');
+        $rows[] = [
+            'name' => \sprintf('broadcast deliveries/s, %s clients in one room (median)', number_format(self::float($settings, 'clients'))),
+            'short' => 'broadcast deliveries/s',
+            'detail' => \sprintf('%s clients in one room, median', number_format(self::float($settings, 'clients'))),
+            'nexus' => \sprintf('%s with 2 workers (%s–%s)%s', self::rate(self::float($nexusBroadcast, 'median')), self::rate(self::float($nexusBroadcast, 'min')), self::rate(self::float($nexusBroadcast, 'max')), self::closed($nexusBroadcast)),
+            'workerman' => \sprintf('%s with 1 worker%s', self::rate(self::float($workermanBroadcast, 'median')), self::closed($workermanBroadcast)),
+            'target' => '',
+            'met' => null,
+            'values' => [self::float($nexusBroadcast, 'median'), self::float($workermanBroadcast, 'median')],
+            'marker' => null,
+        ];
+        $idle = $this->section('idle');
+        $nexusIdle = self::sub($idle, 'nexus');
+        $deflateIdle = self::sub($idle, 'nexus-deflate');
+        $workermanIdle = self::sub($idle, 'workerman');
+        $bytes = self::float($nexusIdle, 'bytes_per_connection');
+        $rows[] = [
+            'name' => 'PHP heap per idle connection',
+            'short' => 'PHP heap per idle connection',
+            'detail' => \sprintf('%s idle; lower is better', number_format(self::float($nexusIdle, 'idle'))),
+            'nexus' => \sprintf('%s B (%s B with permessage-deflate agreed)', number_format($bytes), number_format(self::float($deflateIdle, 'bytes_per_connection'))),
+            'workerman' => \sprintf('%s B', number_format(self::float($workermanIdle, 'bytes_per_connection'))),
+            'target' => '≤ 4 KB',
+            'met' => $bytes > 0 && $bytes <= self::MEMORY_TARGET,
+            'values' => [$bytes, self::float($workermanIdle, 'bytes_per_connection')],
+            'marker' => (float) self::MEMORY_TARGET,
+        ];
+        $p99 = self::float($nexusIdle, 'p99_ms');
+        $rows[] = [
+            'name' => \sprintf('echo latency with %s idle connections open, p50 / p99', number_format(self::float($nexusIdle, 'idle'))),
+            'short' => 'echo p99 beside idle connections',
+            'detail' => \sprintf('%s idle open; lower is better', number_format(self::float($nexusIdle, 'idle'))),
+            'nexus' => \sprintf('%.2f / %.2f ms', self::float($nexusIdle, 'p50_ms'), $p99),
+            'workerman' => \sprintf('%.2f / %.2f ms', self::float($workermanIdle, 'p50_ms'), self::float($workermanIdle, 'p99_ms')),
+            'target' => '≤ 10 ms',
+            'met' => $p99 > 0 && $p99 <= self::LATENCY_TARGET_MS,
+            'values' => [$p99, self::float($workermanIdle, 'p99_ms')],
+            'marker' => self::LATENCY_TARGET_MS,
+        ];
+        $max = self::float($nexusIdle, 'max_connections');
+        $rows[] = [
+            'name' => 'idle connections one worker takes',
+            'short' => 'idle connections per worker',
+            'detail' => '',
+            'nexus' => number_format($max),
+            'workerman' => '—',
+            'target' => '10,000 (needs the epoll loop, issue #10)',
+            'met' => $max >= 10_000,
+            'values' => [$max, 0.0],
+            'marker' => null,
+        ];
+
+        return $rows;
+    }
+
+    private function notes(): string
+    {
+        return implode("\n", [
+            '- Workerman runs one worker with its default `select` event loop, like the one-worker Nexus for echo and idle. For the broadcast it runs one worker that sends each message to every connection it has (`$worker->connections`): it has no broadcast across its worker processes without its separate Channel server. Nexus runs two workers, and a message goes publisher → the room actor on the worker that owns the room → the hub of each worker → the subscribers there (Topics); a hub writes what it took in one loop turn to each subscriber in one write.',
+            '- The idle connections are limited by `stream_select()` (descriptors below 1,024, `ListenOptions::MAX_CONNECTIONS_LIMIT` = 1,000 per worker): 10,000 on one worker needs the epoll driver of issue #10, which is being built on another branch. Until then, more connections take more workers.',
+            '- Memory is `memory_get_usage()` of the worker after a collection, before and after the idle connections, divided by their number: everything PHP holds for a connection (the socket, its read watcher, the WebSocket connection and its handler state).',
+        ]);
+    }
+
+    private function chart(): string
+    {
+        $rows = [];
+        foreach ($this->rows() as $row) {
+            if ($row['short'] === 'idle connections per worker') {
+                continue;
+            }
+            [$nexus, $workerman] = $row['values'];
+            $rows[] = new ChartRow(
+                $row['short'],
+                $row['detail'],
+                [$nexus, $workerman],
+                [explode(' (', $row['nexus'])[0], explode(' (', $row['workerman'])[0]],
+                $row['marker'],
+                $row['target'] === '' ? '' : "target {$row['target']}",
+                '',
+                $row['met'],
+            );
+        }
+
+        return (new SvgBarChart('WebSocket: Nexus and Workerman (make bench-ws)', ['Nexus', 'Workerman'], 'target', 'Bars: measured; dashed line: the target. Lower is better for CPU, memory and latency.'))->render($rows);
+    }
+
+    /**
+     * @param array<string, mixed> $section
+     */
+    private static function closed(array $section): string
+    {
+        $closed = (int) self::float($section, 'closed');
+
+        return $closed === 0 ? '' : ", {$closed} clients closed for not reading";
+    }
+
+    /**
+     * @return array<string, mixed>
+     */
+    private function section(string $name): array
+    {
+        return self::sub($this->results, $name);
+    }
+
+    /**
+     * @param array<string, mixed> $parent
+     *
+     * @return array<string, mixed>
+     */
+    private static function sub(array $parent, string $name): array
+    {
+        $section = $parent[$name] ?? [];
+        $typed = [];
+        foreach (\is_array($section) ? $section : [] as $key => $value) {
+            $typed[(string) $key] = $value;
+        }
+
+        return $typed;
+    }
+
+    /**
+     * @param array<string, mixed> $section
+     */
+    private static function float(array $section, string $key): float
+    {
+        $value = $section[$key] ?? 0;
+
+        return is_numeric($value) ? (float) $value : 0.0;
+    }
+
+    private function string(string $key): string
+    {
+        $value = $this->results[$key] ?? '';
+
+        return \is_scalar($value) ? (string) $value : '';
+    }
+
+    private static function rate(float $value): string
+    {
+        return match (true) {
+            $value >= 1e6 => \sprintf('%.2fM', $value / 1e6),
+            $value >= 1e3 => \sprintf('%.1fK', $value / 1e3),
+            default => \sprintf('%.0f', $value),
+        };
+    }
+}

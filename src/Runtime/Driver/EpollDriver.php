@@ -1,0 +1,538 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Runtime\Driver;
+
+/**
+ * Readiness through Linux epoll, called through FFI (libc's epoll_create1, epoll_ctl,
+ * epoll_wait): a poll costs time for the streams that are ready, not for all that are watched,
+ * and descriptors past 1,024 are fine, so one process can hold as many connections as its
+ * descriptor limit (RLIMIT_NOFILE, raised to the hard limit by DriverFactory) allows.
+ *
+ * Level-triggered, like stream_select(): a stream that still has bytes is reported again. Socket
+ * streams (TCP, Unix, socket pairs) are put in epoll; any other stream (a pipe, a file, a
+ * PostgreSQL socket, which PHP gives no inode for) is polled by a StreamSelectDriver inside this
+ * one, together with the epoll descriptor itself, so that one wait covers both. A socket watched
+ * for reading gets PHP's read buffer turned off (epoll cannot see bytes PHP has read ahead).
+ *
+ * PHP 8.2 cannot tell a stream's descriptor number, so it is looked up once per stream by the
+ * socket's inode (fstat()) in /proc/self/fd: the kernel hands out the lowest free number, so the
+ * numbers this driver gave up lately are tried first, lowest first, then the numbers above the
+ * highest seen, and only then all numbers from 0 (one readlink() each, ~4 µs).
+ *
+ * A stream closed while still watched is dropped by the kernel silently; its watchers are
+ * reported (culprits()) once its number is taken by another watched stream. After fork() the
+ * child gets an epoll instance of its own at its next call, with every watch in it again.
+ *
+ * Bounds: 1,024 events per wait (the rest are reported by the next one: level-triggered); as many
+ * descriptors as the process may open.
+ */
+final class EpollDriver implements PollDriver
+{
+    private const EPOLLIN = 0x001;
+    private const EPOLLOUT = 0x004;
+    private const EPOLLERR = 0x008;
+    private const EPOLLHUP = 0x010;
+    private const READABLE = self::EPOLLIN | self::EPOLLERR | self::EPOLLHUP;
+    private const WRITABLE = self::EPOLLOUT | self::EPOLLERR | self::EPOLLHUP;
+    private const CTL_ADD = 1;
+    private const CTL_DEL = 2;
+    private const CTL_MOD = 3;
+    private const CLOEXEC = 0x80000;
+    private const EINTR = 4;
+    private const EBADF = 9;
+    private const EEXIST = 17;
+    private const ENOENT = 2;
+    private const EPERM = 1;
+    /** Events taken per epoll_wait(). */
+    public const BATCH = 1024;
+    /** The watch id under which the epoll descriptor sits in the fallback poll. */
+    private const EPOLL_WATCH = -1;
+
+    private static ?\FFI $ffi = null;
+
+    private int $epfd = -1;
+    private int $pid = 0;
+    private ?\FFI\CData $events = null;
+    private ?\FFI\CData $event = null;
+    /** @var resource|null the epoll descriptor as a PHP stream, for the fallback poll */
+    private mixed $epollStream = null;
+    private readonly StreamSelectDriver $fallback;
+    private int $fallbackWatches = 0;
+    /** @var array<int, int> descriptor of each watch id in epoll */
+    private array $fdOf = [];
+    /** @var array<int, array<int, resource>> read watchers by descriptor */
+    private array $readers = [];
+    /** @var array<int, array<int, resource>> write watchers by descriptor */
+    private array $writers = [];
+    /** @var array<int, int> the event mask registered for each descriptor */
+    private array $masks = [];
+    /** @var array<int, int> resource id of the stream watched at each descriptor */
+    private array $owners = [];
+    /** @var array<int, int> descriptor of each stream already looked up, by resource id */
+    private array $known = [];
+    /** @var array<int, int> resource id looked up at each descriptor */
+    private array $knownAt = [];
+    /** @var \SplMinHeap<int> descriptors this driver stopped watching: likely the next ones handed out */
+    private \SplMinHeap $holes;
+    /** @var array<int, true> */
+    private array $holeSet = [];
+    /** One above the highest descriptor found so far. */
+    private int $top = 0;
+    /** Watch ids the last poll reported ready. */
+    private int $lastReady = 0;
+    private string $lastError = '';
+    /** @var array<int, string> */
+    private array $culprits = [];
+
+    public function __construct(private readonly int $capacity)
+    {
+        self::$ffi ??= self::bind();
+        $this->fallback = new StreamSelectDriver();
+        $this->holes = new \SplMinHeap();
+    }
+
+    public function __destruct()
+    {
+        if ($this->epfd >= 0 && $this->pid === getmypid()) {
+            self::$ffi?->close($this->epfd); // @phpstan-ignore method.notFound (FFI binds libc at run time)
+        }
+    }
+
+    /**
+     * Null when epoll can be used here, otherwise why not (not Linux, FFI off, no /proc).
+     */
+    public static function unsupportedReason(): ?string
+    {
+        if (\PHP_OS_FAMILY !== 'Linux') {
+            return 'epoll is Linux only';
+        }
+        if (!\extension_loaded('ffi')) {
+            return 'ext-ffi is not loaded (Debian: php8.2-common ships it; check php -m)';
+        }
+        $enabled = strtolower((string) \ini_get('ffi.enable'));
+        if (!\in_array($enabled, ['1', 'on', 'true', 'yes'], true) && !($enabled === 'preload' && \PHP_SAPI === 'cli')) {
+            return "FFI is disabled here (ffi.enable={$enabled}, SAPI " . \PHP_SAPI . ')';
+        }
+        if (!is_dir('/proc/self/fd')) {
+            return 'no /proc/self/fd to find descriptor numbers in';
+        }
+        try {
+            self::$ffi ??= self::bind();
+        } catch (\Throwable $e) {
+            return 'libc could not be bound through FFI: ' . $e->getMessage();
+        }
+
+        return null;
+    }
+
+    public function name(): string
+    {
+        return 'epoll';
+    }
+
+    public function capacity(): int
+    {
+        return $this->capacity;
+    }
+
+    public function limitsDescriptorNumbers(): bool
+    {
+        return false;
+    }
+
+    public function watchRead(int $id, mixed $stream): void
+    {
+        $fd = $this->descriptor($stream);
+        if ($fd === null) {
+            $this->fallback->watchRead($id, $stream);
+            ++$this->fallbackWatches;
+
+            return;
+        }
+        // Bytes PHP read ahead would be invisible to epoll.
+        stream_set_read_buffer($stream, 0);
+        $this->claim($fd, $stream);
+        $this->fdOf[$id] = $fd;
+        $this->readers[$fd][$id] = $stream;
+        $this->update($fd);
+    }
+
+    public function watchWrite(int $id, mixed $stream): void
+    {
+        $fd = $this->descriptor($stream);
+        if ($fd === null) {
+            $this->fallback->watchWrite($id, $stream);
+            ++$this->fallbackWatches;
+
+            return;
+        }
+        $this->claim($fd, $stream);
+        $this->fdOf[$id] = $fd;
+        $this->writers[$fd][$id] = $stream;
+        $this->update($fd);
+    }
+
+    public function unwatch(int $id): void
+    {
+        $fd = $this->fdOf[$id] ?? null;
+        if ($fd === null) {
+            if ($this->fallbackWatches > 0) {
+                $before = $this->fallback->pollCost();
+                $this->fallback->unwatch($id);
+                $this->fallbackWatches -= $before - $this->fallback->pollCost();
+            }
+            unset($this->culprits[$id]);
+
+            return;
+        }
+        unset($this->fdOf[$id], $this->readers[$fd][$id], $this->writers[$fd][$id]);
+        if (($this->readers[$fd] ?? null) === []) {
+            unset($this->readers[$fd]);
+        }
+        if (($this->writers[$fd] ?? null) === []) {
+            unset($this->writers[$fd]);
+        }
+        $this->update($fd);
+    }
+
+    public function pollCost(): int
+    {
+        return $this->lastReady + $this->fallbackWatches;
+    }
+
+    public function poll(?float $timeout, array &$read, array &$write): int|false
+    {
+        $read = $write = [];
+        if ($this->pid !== getmypid()) {
+            $this->reopen();
+        }
+        if ($this->culprits !== []) {
+            $this->lastError = 'a stream was closed while it was still watched';
+
+            return false;
+        }
+        $ffi = self::$ffi ?? throw new \LogicException('libc is not bound.');
+        if ($this->fallbackWatches > 0) {
+            // Streams epoll cannot take: one stream_select() over them and the epoll descriptor.
+            $this->epollStream ??= $this->epollAsStream();
+            $this->fallback->watchRead(self::EPOLL_WATCH, $this->epollStream);
+            $ready = $this->fallback->poll($timeout, $read, $write);
+            $this->fallback->unwatch(self::EPOLL_WATCH);
+            if ($ready === false) {
+                $this->lastError = $this->fallback->lastError();
+
+                return false;
+            }
+            if (!isset($read[self::EPOLL_WATCH])) {
+                return $this->lastReady = $ready;
+            }
+            unset($read[self::EPOLL_WATCH]);
+            $ms = 0;
+        } elseif ($timeout === null) {
+            $ms = -1;
+        } else {
+            // Rounded up: waking before the timer is due would only cost another turn.
+            $ms = $timeout <= 0.0 ? 0 : (int) min(86_400_000.0, ceil($timeout * 1000.0));
+        }
+        // Through call_user_func(): the tracing JIT gives up on a trace that calls an FFI
+        // function itself (a "trampoline call") and leaves the loop's turn to the interpreter.
+        /** @var int $n */
+        $n = \call_user_func([$ffi, 'epoll_wait'], $this->epfd, $this->events, self::BATCH, $ms); // @phpstan-ignore argument.type (FFI binds libc at run time)
+        if ($n < 0) {
+            $errno = self::errno();
+            $this->lastReady = 0;
+            if ($errno === self::EINTR) {
+                return \count($read) + \count($write);
+            }
+            $this->lastError = "epoll_wait() failed with errno {$errno}";
+
+            return false;
+        }
+        /** @var \FFI\CData $events */
+        $events = $this->events;
+        for ($i = 0; $i < $n; ++$i) {
+            /** @var \FFI\CData $event */
+            $event = $events[$i];
+            /** @var int $fd */
+            $fd = $event->data; // @phpstan-ignore property.notFound (FFI binds libc at run time)
+            /** @var int $mask */
+            $mask = $event->events; // @phpstan-ignore property.notFound (FFI binds libc at run time)
+            if (($mask & self::READABLE) !== 0 && isset($this->readers[$fd])) {
+                $read += $this->readers[$fd];
+            }
+            if (($mask & self::WRITABLE) !== 0 && isset($this->writers[$fd])) {
+                $write += $this->writers[$fd];
+            }
+        }
+        $this->lastError = '';
+
+        return $this->lastReady = \count($read) + \count($write);
+    }
+
+    public function lastError(): string
+    {
+        return $this->lastError;
+    }
+
+    public function culprits(): array
+    {
+        $culprits = $this->culprits + ($this->fallbackWatches > 0 ? $this->fallback->culprits() : []);
+        $this->culprits = [];
+
+        return $culprits;
+    }
+
+    /**
+     * The descriptor number of a socket stream, or null for a stream that is not a socket (or
+     * whose number cannot be found): those go to the fallback poll.
+     *
+     * @param resource $stream
+     */
+    private function descriptor(mixed $stream): ?int
+    {
+        if (!\is_resource($stream)) {
+            return null; // closed already: the fallback poll reports it as a culprit
+        }
+        $key = get_resource_id($stream);
+        $fd = $this->known[$key] ?? null;
+        if ($fd !== null) {
+            return $fd;
+        }
+        if (!str_contains(stream_get_meta_data($stream)['stream_type'], 'socket')) {
+            return null;
+        }
+        $stat = @fstat($stream);
+        if ($stat === false) {
+            return null;
+        }
+        $fd = $this->search("socket:[{$stat['ino']}]");
+        if ($fd === null) {
+            return null;
+        }
+        $stale = $this->knownAt[$fd] ?? null;
+        if ($stale !== null) {
+            unset($this->known[$stale]); // a closed stream had this number before
+        }
+        $this->known[$key] = $fd;
+        $this->knownAt[$fd] = $key;
+
+        return $fd;
+    }
+
+    private function search(string $target): ?int
+    {
+        while (!$this->holes->isEmpty()) {
+            $number = $this->holes->top();
+            $link = @readlink("/proc/self/fd/{$number}");
+            if ($link === false) {
+                break; // still free, so the socket got a lower number: search from 0
+            }
+            $this->holes->extract();
+            unset($this->holeSet[$number]);
+            if ($link === $target) {
+                return $number;
+            }
+        }
+        if ($this->holes->isEmpty()) {
+            for ($number = $this->top, $end = $this->top + 64; $number < $end; ++$number) {
+                $link = @readlink("/proc/self/fd/{$number}");
+                if ($link === $target) {
+                    $this->top = $number + 1;
+
+                    return $number;
+                }
+                if ($link === false) {
+                    break;
+                }
+            }
+        }
+        $end = max($this->top + 64, $this->capacity);
+        for ($number = 0; $number < $end; ++$number) {
+            if (@readlink("/proc/self/fd/{$number}") === $target) {
+                $this->top = max($this->top, $number + 1);
+
+                return $number;
+            }
+        }
+
+        return null;
+    }
+
+    /**
+     * $stream is to be watched at $fd: watchers left there by a stream closed while watched (the
+     * number was free for the kernel to hand out again) are dropped and reported.
+     *
+     * @param resource $stream
+     */
+    private function claim(int $fd, mixed $stream): void
+    {
+        $key = get_resource_id($stream);
+        $owner = $this->owners[$fd] ?? null;
+        if ($owner === $key) {
+            return;
+        }
+        $this->owners[$fd] = $key;
+        if ($owner === null) {
+            return;
+        }
+        foreach ([...array_keys($this->readers[$fd] ?? []), ...array_keys($this->writers[$fd] ?? [])] as $id) {
+            $this->culprits[$id] = 'a closed stream';
+            unset($this->fdOf[$id]);
+        }
+        unset($this->readers[$fd], $this->writers[$fd]);
+        $this->masks[$fd] = 0; // the kernel dropped the closed stream's registration
+    }
+
+    private function update(int $fd): void
+    {
+        $mask = (isset($this->readers[$fd]) ? self::EPOLLIN : 0) | (isset($this->writers[$fd]) ? self::EPOLLOUT : 0);
+        $old = $this->masks[$fd] ?? 0;
+        if ($mask === $old) {
+            return;
+        }
+        if ($this->pid !== getmypid()) {
+            $this->reopen();
+        }
+        if ($mask === 0) {
+            unset($this->masks[$fd], $this->owners[$fd]);
+            $this->ctl(self::CTL_DEL, $fd, 0); // fails harmlessly when the stream is closed already
+            if (!isset($this->holeSet[$fd])) {
+                $this->holeSet[$fd] = true;
+                $this->holes->insert($fd);
+            }
+
+            return;
+        }
+        $this->masks[$fd] = $mask;
+        $op = $old === 0 ? self::CTL_ADD : self::CTL_MOD;
+        $errno = $this->ctl($op, $fd, $mask);
+        if ($errno === self::EEXIST || $errno === self::ENOENT) {
+            $errno = $this->ctl($op === self::CTL_ADD ? self::CTL_MOD : self::CTL_ADD, $fd, $mask);
+        }
+        if ($errno === 0) {
+            return;
+        }
+        // Not pollable by epoll (EPERM) or closed (EBADF): the watchers go to the fallback
+        // poll, which reports a closed stream as a culprit.
+        unset($this->masks[$fd], $this->owners[$fd]);
+        foreach ($this->readers[$fd] ?? [] as $id => $stream) {
+            unset($this->fdOf[$id]);
+            $this->fallback->watchRead($id, $stream);
+            ++$this->fallbackWatches;
+        }
+        foreach ($this->writers[$fd] ?? [] as $id => $stream) {
+            unset($this->fdOf[$id]);
+            $this->fallback->watchWrite($id, $stream);
+            ++$this->fallbackWatches;
+        }
+        unset($this->readers[$fd], $this->writers[$fd]);
+        if ($errno !== self::EPERM && $errno !== self::EBADF) {
+            $this->lastError = "epoll_ctl() failed with errno {$errno}";
+        }
+    }
+
+    /**
+     * @return int 0 or the errno
+     */
+    private function ctl(int $op, int $fd, int $mask): int
+    {
+        if ($this->epfd < 0) {
+            $this->open();
+        }
+        $ffi = self::$ffi ?? throw new \LogicException('libc is not bound.');
+        /** @var \FFI\CData $event */
+        $event = $this->event;
+        $event->events = $mask; // @phpstan-ignore property.notFound (FFI binds libc at run time)
+        $event->data = $fd; // @phpstan-ignore property.notFound (FFI binds libc at run time)
+
+        /** @var int $result */
+        $result = \call_user_func([$ffi, 'epoll_ctl'], $this->epfd, $op, $fd, \FFI::addr($event)); // @phpstan-ignore argument.type (FFI binds libc at run time)
+
+        return $result === 0 ? 0 : self::errno();
+    }
+
+    private function open(): void
+    {
+        $ffi = self::$ffi ?? throw new \LogicException('libc is not bound.');
+        /** @var int $epfd */
+        $epfd = $ffi->epoll_create1(self::CLOEXEC); // @phpstan-ignore method.notFound (FFI binds libc at run time)
+        if ($epfd < 0) {
+            throw new \RuntimeException(\sprintf('epoll_create1() failed with errno %d: the process may be out of descriptors (ulimit -n).', self::errno()));
+        }
+        $this->epfd = $epfd;
+        $this->pid = getmypid() ?: 0;
+        $this->events ??= $ffi->new('epoll_event_t[' . self::BATCH . ']');
+        $this->event ??= $ffi->new('epoll_event_t');
+    }
+
+    /**
+     * After fork(): the epoll instance is shared with the parent, so the child makes its own and
+     * registers every watch again.
+     */
+    private function reopen(): void
+    {
+        if ($this->epfd < 0) {
+            $this->open();
+
+            return;
+        }
+        self::$ffi?->close($this->epfd); // @phpstan-ignore method.notFound (FFI binds libc at run time)
+        if ($this->epollStream !== null) {
+            fclose($this->epollStream);
+            $this->epollStream = null;
+        }
+        $this->epfd = -1;
+        $this->open();
+        foreach ($this->masks as $fd => $mask) {
+            $this->ctl(self::CTL_ADD, $fd, $mask);
+        }
+    }
+
+    /**
+     * @return resource
+     */
+    private function epollAsStream(): mixed
+    {
+        if ($this->epfd < 0) {
+            $this->open();
+        }
+        // php://fd duplicates the descriptor: the copy is readable while epoll has events.
+        $stream = @fopen("php://fd/{$this->epfd}", 'r');
+        if ($stream === false) {
+            throw new \RuntimeException('Could not open the epoll descriptor as a stream for the fallback poll: the process may be out of descriptors (ulimit -n).');
+        }
+
+        return $stream;
+    }
+
+    private static function errno(): int
+    {
+        $ffi = self::$ffi ?? throw new \LogicException('libc is not bound.');
+        /** @var \FFI\CData $location */
+        $location = $ffi->__errno_location(); // @phpstan-ignore method.notFound (FFI binds libc at run time)
+
+        /** @var int */
+        return $location[0];
+    }
+
+    private static function bind(): \FFI
+    {
+        $ffi = \FFI::cdef(<<<'C'
+            typedef struct __attribute__((packed)) { uint32_t events; uint64_t data; } epoll_event_t;
+            int epoll_create1(int flags);
+            int epoll_ctl(int epfd, int op, int fd, epoll_event_t *event);
+            int epoll_wait(int epfd, epoll_event_t *events, int maxevents, int timeout);
+            int close(int fd);
+            int *__errno_location(void);
+            C, 'libc.so.6');
+        // PHP's FFI ignores a trailing packed attribute; the kernel's struct is 12 bytes.
+        $event = $ffi->new('epoll_event_t');
+        if ($event === null || \FFI::sizeof($event) !== 12) {
+            throw new \RuntimeException('struct epoll_event does not come out as 12 bytes through FFI.');
+        }
+
+        return $ffi;
+    }
+}

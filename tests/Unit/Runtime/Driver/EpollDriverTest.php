@@ -1,0 +1,172 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Unit\Runtime\Driver;
+
+use Nexus\Runtime\Driver\DriverFactory;
+use Nexus\Runtime\Driver\EpollDriver;
+use Nexus\Runtime\Driver\PollDriver;
+use Nexus\Runtime\Exception\PollFailedException;
+use Nexus\Runtime\Loop;
+
+final class EpollDriverTest extends PollDriverTestCase
+{
+    protected function setUp(): void
+    {
+        $reason = EpollDriver::unsupportedReason();
+        if ($reason !== null) {
+            self::markTestSkipped("epoll is not available here: {$reason}");
+        }
+    }
+
+    protected function driver(): PollDriver
+    {
+        return new EpollDriver(DriverFactory::descriptorLimit());
+    }
+
+    public function testTheFactoryPicksEpollWhereItWorks(): void
+    {
+        if (getenv(DriverFactory::ENV) !== false) {
+            self::markTestSkipped(DriverFactory::ENV . ' forces a driver in this run.');
+        }
+        self::assertSame('epoll', DriverFactory::choice());
+        self::assertInstanceOf(EpollDriver::class, (new Loop())->driver());
+        self::assertStringStartsWith('epoll, up to ', DriverFactory::describe());
+    }
+
+    public function testDescriptorsPastFdSetsizeAreWatched(): void
+    {
+        if (DriverFactory::descriptorLimit() < 1300) {
+            self::markTestSkipped('The descriptor limit is too low to open a descriptor past 1024.');
+        }
+        $driver = $this->driver();
+        $filler = [];
+        for ($i = 0; $i < 520; ++$i) {
+            $filler[] = $this->pair();
+        }
+        [$high, $peer] = $this->pair();
+        $driver->watchRead(1, $high);
+        fwrite($peer, 'x');
+
+        self::assertSame(1, $this->pollOnce($driver, 2.0, $read, $write));
+        self::assertSame([1 => $high], $read);
+        unset($filler);
+    }
+
+    public function testDescriptorNumbersAreFoundAgainAfterConnectionsCloseAndReopen(): void
+    {
+        $driver = $this->driver();
+        $pairs = [];
+        for ($i = 0; $i < 20; ++$i) {
+            $pairs[$i] = $this->pair();
+            $driver->watchRead($i, $pairs[$i][0]);
+        }
+        // Close every other one (watchers first), then open new ones: they get the freed numbers.
+        for ($i = 0; $i < 20; $i += 2) {
+            $driver->unwatch($i);
+            fclose($pairs[$i][0]);
+            fclose($pairs[$i][1]);
+        }
+        for ($i = 100; $i < 110; ++$i) {
+            $pairs[$i] = $this->pair();
+            $driver->watchRead($i, $pairs[$i][0]);
+        }
+        foreach ([1, 7, 100, 109] as $i) {
+            fwrite($pairs[$i][1], 'x');
+        }
+
+        self::assertSame(4, $this->pollOnce($driver, 2.0, $read, $write));
+        self::assertSame([1, 7, 100, 109], self::sortedKeys($read));
+        foreach ($read as $id => $stream) {
+            self::assertSame($pairs[$id][0], $stream);
+        }
+    }
+
+    public function testAStreamClosedWhileWatchedIsReportedWhenItsNumberIsTakenAgain(): void
+    {
+        $loop = new Loop(driver: $this->driver());
+        $errors = [];
+        $loop->setErrorHandler(static function (\Throwable $e) use (&$errors): void {
+            $errors[] = $e;
+        });
+        [$mine] = $this->pair();
+        $loop->onReadable($mine, static function (): void {});
+        fclose($mine);
+        [$other, $otherPeer] = $this->pair(); // takes the closed stream's number
+        $got = '';
+        $loop->onReadable($other, static function ($stream) use (&$got): void {
+            $got .= fread($stream, 10);
+        });
+        fwrite($otherPeer, 'x');
+        $loop->tick();
+        $loop->tick();
+
+        self::assertSame('x', $got);
+        self::assertCount(1, $errors);
+        self::assertInstanceOf(PollFailedException::class, $errors[0]);
+        self::assertStringContainsString('a closed stream', $errors[0]->getMessage());
+    }
+
+    public function testAStreamClosedBeforeItIsWatchedIsNamedACulprit(): void
+    {
+        $driver = $this->driver();
+        [$a] = $this->pair();
+        [$b, $peer] = $this->pair();
+        fclose($a);
+        $driver->watchRead(1, $a);
+        $driver->watchRead(2, $b);
+        $read = $write = [];
+
+        self::assertFalse($driver->poll(0.0, $read, $write));
+        self::assertSame([1 => 'a closed stream'], $driver->culprits());
+        $driver->unwatch(1);
+        fwrite($peer, 'x');
+        self::assertSame(1, $this->pollOnce($driver, 2.0, $read, $write));
+        self::assertSame([2], array_keys($read));
+    }
+
+    public function testAForkedChildGetsAnEpollInstanceOfItsOwn(): void
+    {
+        if (!\function_exists('pcntl_fork')) {
+            self::markTestSkipped('pcntl is not available.');
+        }
+        $driver = $this->driver();
+        [$parentSide, $parentPeer] = $this->pair();
+        [$childSide, $childPeer] = $this->pair();
+        $driver->watchRead(1, $parentSide);
+        $this->pollOnce($driver, 0.0, $read, $write); // the epoll instance exists before the fork
+        $pid = pcntl_fork();
+        if ($pid === 0) {
+            // The child stops watching the parent's stream and watches its own: the parent's
+            // epoll instance must not see either change.
+            $driver->unwatch(1);
+            $driver->watchRead(2, $childSide);
+            fwrite($childPeer, 'c');
+            $read = $write = [];
+            $ok = $driver->poll(2.0, $read, $write) === 1 && array_keys($read) === [2];
+            posix_kill(posix_getpid(), $ok ? \SIGKILL : \SIGTERM);
+        }
+        $status = 0;
+        pcntl_waitpid($pid, $status);
+        \assert(\is_int($status));
+        self::assertTrue(pcntl_wifsignaled($status));
+        self::assertSame(\SIGKILL, pcntl_wtermsig($status), 'the child saw its own stream ready');
+        fwrite($parentPeer, 'p');
+        self::assertSame(1, $this->pollOnce($driver, 2.0, $read, $write));
+        self::assertSame([1], array_keys($read), 'the parent still watches its stream, and not the child\'s');
+    }
+
+    /**
+     * @param array<int, mixed> $map
+     *
+     * @return list<int>
+     */
+    private static function sortedKeys(array $map): array
+    {
+        $keys = array_keys($map);
+        sort($keys);
+
+        return $keys;
+    }
+}
