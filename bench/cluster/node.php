@@ -29,8 +29,8 @@ if ($argc !== 12) {
     exit(2);
 }
 [, $mode, $node, $workers, $etcd, $prefix, $dataDir, $resultFile, $expect, $messages, $asks, $orders] = $argv;
-if (!in_array($mode, ['messaging', 'world'], true)) {
-    fwrite(STDERR, "MODE is messaging or world, got {$mode}\n");
+if (!in_array($mode, ['messaging', 'world', 'moves'], true)) {
+    fwrite(STDERR, "MODE is messaging, world or moves, got {$mode}\n");
     exit(2);
 }
 $runtime = sys_get_temp_dir() . '/nxc-' . getmypid();

@@ -10,6 +10,9 @@ declare(strict_types=1);
  *   2. the world benchmark (sender actors on every slot, 256 order shards placed over the slots)
  *      on 2 nodes of 1 worker, on 1 node of 2 workers in a cluster, and on a plain pool of 2
  *      workers (no cluster): the same two cores each time.
+ *   3. moves: 10,000 active entities on nodes A and B (1 worker each); node C joins (time until
+ *      every entity answers again, from the view with C), then node B is killed with SIGKILL
+ *      (time until every entity that lived on B answers from its new owner; lease TTL 5 s).
  * Progress on stderr, a table on stdout, JSON in bench/results/cluster.json, the bench:cluster
  * sections of docs/performance.md and docs/cluster.md and docs/img/cluster-bench.svg.
  */
@@ -40,6 +43,7 @@ foreach ($argv as $argument) {
 $messages = $smoke ? 2_000 : ($quick ? 100_000 : 400_000);
 $asks = $smoke ? 200 : ($quick ? 5_000 : 20_000);
 $orders = $smoke ? 2_000 : ($quick ? 50_000 : 200_000);
+$entities = $smoke ? 500 : 10_000;
 $why = null;
 if (EtcdServer::binary($why) === null) {
     fwrite(STDERR, "bench-cluster: {$why}\n");
@@ -72,6 +76,8 @@ try {
         usort($runs, static fn(array $a, array $b): int => ($b['orders_per_s'] ?? 0) <=> ($a['orders_per_s'] ?? 0));
         $results[$key] = $runs[0] + ['runs_orders_per_s' => array_map(static fn(array $run): mixed => $run['orders_per_s'] ?? null, $runs)];
     }
+    fwrite(STDERR, "bench-cluster: moves: {$entities} active entities on nodes A and B, node C joins, node B is killed (kill -9)\n");
+    $results['moves'] = $nodes->moves($entities) + ['lease_ttl_s' => 5];
 } catch (RuntimeException $e) {
     fwrite(STDERR, "bench-cluster: {$e->getMessage()}\n");
     $status = 1;

@@ -47,17 +47,8 @@ final class BenchNodes
         try {
             foreach ($layout as $i => $workers) {
                 $logs[$i] = "{$this->tempDir}/node-{$case}-{$i}.log";
-                $command = [
-                    \PHP_BINARY,
-                    ...($this->jit ? ['-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=tracing', '-d', 'opcache.jit_buffer_size=64M'] : []),
-                    'bench/cluster/node.php', $mode, "n{$i}", (string) $workers, $cluster ? $this->etcd->endpoint() : '-',
-                    $prefix, $dataDir, $resultFile, (string) $slots, (string) $messages, (string) $asks, (string) $orders,
-                ];
-                $process = proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', $logs[$i], 'a'], 2 => ['file', $logs[$i], 'a']], $pipes, $this->root);
-                if (!\is_resource($process)) {
-                    throw new \RuntimeException("Could not start node {$i} of the {$mode} case.");
-                }
-                $processes[$i] = $process;
+                $arguments = [$mode, "n{$i}", (string) $workers, $cluster ? $this->etcd->endpoint() : '-', $prefix, $dataDir, $resultFile, (string) $slots, (string) $messages, (string) $asks, (string) $orders];
+                $processes[$i] = $this->start($arguments, $logs[$i]);
                 if ($cluster) {
                     $this->waitUntil(fn(): bool => \count($this->etcd->keys("{$prefix}members/")) >= $i + 1, self::JOIN_TIMEOUT, "node {$i} to join", $processes, $logs);
                 }
@@ -73,6 +64,71 @@ final class BenchNodes
         } finally {
             $this->stop($processes);
         }
+    }
+
+    /**
+     * Entities that move: nodes A and B of one worker, $entities active entities; node C joins,
+     * then B is killed (SIGKILL to its master and workers at once), as BenchWorker::moves() asks.
+     *
+     * @return array<mixed> what node A measured
+     */
+    public function moves(int $entities): array
+    {
+        $case = ++$this->cases;
+        $prefix = "/bench-{$case}/";
+        $resultFile = "{$this->tempDir}/moves-{$case}.json";
+        $dataDir = "{$this->tempDir}/data-{$case}";
+        @mkdir($dataDir, 0o700, true);
+        $processes = [];
+        $logs = [];
+        try {
+            foreach (['A', 'B', 'C'] as $i => $name) {
+                if ($name === 'C') {
+                    $this->waitUntil(static fn(): bool => is_file("{$resultFile}.join"), self::RUN_TIMEOUT, 'node A to ask for a join', $processes, $logs);
+                }
+                $logs[$i] = "{$this->tempDir}/node-{$case}-{$name}.log";
+                $processes[$i] = $this->start(['moves', "n{$name}", '1', $this->etcd->endpoint(), $prefix, $dataDir, $resultFile, '2', '0', '0', (string) $entities], $logs[$i]);
+                $this->waitUntil(fn(): bool => \count($this->etcd->keys("{$prefix}members/")) >= $i + 1, self::JOIN_TIMEOUT, "node {$name} to join", $processes, $logs);
+            }
+            $this->waitUntil(static fn(): bool => is_file("{$resultFile}.kill"), self::RUN_TIMEOUT, 'node A to ask for the kill', $processes, $logs);
+            $master = proc_get_status($processes[1])['pid'];
+            $children = @file_get_contents("/proc/{$master}/task/{$master}/children");
+            foreach ([$master, ...array_map('intval', preg_split('/\s+/', trim((string) $children), -1, \PREG_SPLIT_NO_EMPTY) ?: [])] as $pid) {
+                posix_kill($pid, \SIGKILL);
+            }
+            file_put_contents("{$resultFile}.killed", \sprintf('%.6f', microtime(true)));
+            $first = $processes[0];
+            $this->waitUntil(static fn(): bool => !proc_get_status($first)['running'], self::RUN_TIMEOUT, 'node A to finish', [0 => $processes[0], 2 => $processes[2]], $logs);
+            $result = json_decode((string) @file_get_contents($resultFile), true);
+            if (!\is_array($result) || isset($result['error'])) {
+                throw new \RuntimeException('The moves case failed: ' . json_encode($result) . "\n" . $this->logs($logs));
+            }
+
+            return $result;
+        } finally {
+            $this->stop($processes);
+        }
+    }
+
+    /**
+     * @param list<string> $arguments for bench/cluster/node.php
+     *
+     * @return resource
+     */
+    private function start(array $arguments, string $log): mixed
+    {
+        $command = [
+            \PHP_BINARY,
+            ...($this->jit ? ['-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=tracing', '-d', 'opcache.jit_buffer_size=64M'] : []),
+            'bench/cluster/node.php',
+            ...$arguments,
+        ];
+        $process = proc_open($command, [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'a'], 2 => ['file', $log, 'a']], $pipes, $this->root);
+        if (!\is_resource($process)) {
+            throw new \RuntimeException("Could not start bench/cluster/node.php {$arguments[0]} {$arguments[1]}.");
+        }
+
+        return $process;
     }
 
     /**

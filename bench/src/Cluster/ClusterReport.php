@@ -114,6 +114,26 @@ final class ClusterReport
             '', '', null,
         ];
 
+        $moves = $this->section('moves');
+        if ($moves !== []) {
+            $rows[] = [
+                \sprintf('a node joins: %s active entities answer again', number_format(self::float($moves, 'entities'))),
+                \sprintf('%.2f s', self::float($moves, 'join_seconds')),
+                \sprintf('%s of them moved to the new node', number_format(self::float($moves, 'moved_on_join'))),
+                '', '', '', null,
+            ];
+            $kill = self::float($moves, 'kill_seconds');
+            $ttl = self::float($moves, 'lease_ttl_s');
+            $rows[] = [
+                'a node is killed (kill -9): its entities answer from their new owners',
+                \sprintf('%.2f s after the kill', $kill),
+                \sprintf('%s entities lived on it; lease TTL %.0f s', number_format(self::float($moves, 'on_killed_node')), $ttl),
+                '',
+                \sprintf('≤ TTL + 2 s = %.0f s', $ttl + 2),
+                '', $kill > 0 && $kill <= $ttl + 2,
+            ];
+        }
+
         return $rows;
     }
 
@@ -124,6 +144,7 @@ final class ClusterReport
         return \sprintf(
             'Messaging: node A has 2 workers and node B 1; A\'s worker 0 sends to an actor on itself, on A\'s other worker (Unix socket) and on B\'s worker (TCP), %s tells and %s asks each, the asks interleaved in rounds. '
             . 'World: drivers on every slot send orders to 256 order shards placed over the slots (an entity kind), so about half of them cross (to the other node, or the other worker); every order is counted before the time stops. '
+            . 'Moves: nodes A and B of 1 worker with active (non-persistent) entities; the join is timed from the view with the new node until every entity has answered an ask (those that moved started on the new node once every member had applied the view); the kill from the SIGKILL of node B\'s processes until every entity that lived on B has answered from its new owner (asks retried every 50 ms, each with a 0.5 s timeout; durable state across such a move is what ClusterNodesTest checks). '
             . 'Every process shares the same two cores: a cross-node figure here is a lower bound of what two machines give. Ratio: across nodes / across the workers of one node.',
             number_format(self::float($m, 'messages')),
             number_format(self::float($m, 'asks')),

@@ -12,6 +12,7 @@ use Nexus\Log\StderrLogger;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Worker\EntityKind;
 use Nexus\Worker\Slots;
 use Nexus\Worker\WorkerContext;
 use Nexus\Worker\WorkerMain;
@@ -27,9 +28,13 @@ final class BenchWorker implements WorkerMain
 {
     public const SHARDS = 256;
 
+    private ?EntityKind $kind = null;
+
     /**
-     * @param 'messaging'|'world'|'world-local' $mode world-local: every worker has its own shards and
-     *                                                   nothing crosses (the machine's parallel ceiling)
+     * @param 'messaging'|'world'|'world-local'|'moves' $mode world-local: every worker has its own
+     *                                                           shards and nothing crosses (the
+     *                                                           machine's parallel ceiling); moves
+     *                                                           ($orders entities): see moves()
      */
     public function __construct(
         private readonly string $mode,
@@ -56,7 +61,7 @@ final class BenchWorker implements WorkerMain
                 $shards[] = $system->spawn(Actors::shard(), "local-shard-{$s}");
             }
         } else {
-            $kind = $workers->kind('shard', static fn(): Behavior => Actors::shard());
+            $kind = $this->kind = $workers->kind('shard', static fn(): Behavior => Actors::shard());
             for ($s = 0; $s < self::SHARDS; ++$s) {
                 $shards[] = $kind->ref("s{$s}");
             }
@@ -73,15 +78,17 @@ final class BenchWorker implements WorkerMain
             $expect = $this->expectSlots > 0 ? $this->expectSlots : $workers->count;
             $deadline = $loop->now() + 60.0;
             while (\count($workers->slots()) < $expect && $loop->now() < $deadline) {
-                $wake = new Deferred($loop);
-                $loop->delay(0.01, static fn() => $wake->resolve(null));
-                $wake->future()->await();
+                self::pause($loop, 0.01);
             }
             if ($workers->slots() === [] || $workers->slot() !== min($workers->slots())) {
                 return; // another slot measures
             }
             try {
-                $results = $this->mode === 'messaging' ? $this->messaging($workers, $system) : $this->world($workers);
+                $results = match ($this->mode) {
+                    'messaging' => $this->messaging($workers, $system),
+                    'moves' => $this->moves($workers, $loop),
+                    default => $this->world($workers),
+                };
                 file_put_contents($this->resultFile, json_encode($results, \JSON_THROW_ON_ERROR));
             } catch (\Throwable $e) {
                 file_put_contents($this->resultFile, json_encode(['error' => $e::class . ': ' . $e->getMessage()]));
@@ -168,6 +175,129 @@ final class BenchWorker implements WorkerMain
             'fanout_ms' => $fanout * 1000,
             'fanout_msgs_per_s' => 5000 * \count($all) / $fanout,
         ];
+    }
+
+    /**
+     * `make bench-cluster`'s moves, on nodes A and B of one worker each, A measuring: $orders
+     * entities are made active (each answered an ask); then the runner starts node C
+     * ({resultFile}.join asks for it) and A times, from the view with C, until every entity
+     * answers again (those that moved to C started there); then the runner kills node B with
+     * SIGKILL ({resultFile}.kill asks for it, {resultFile}.killed holds when) and A times, from the
+     * kill, until every entity that lived on B answers from its new owner.
+     *
+     * @return array<string, float|int>
+     */
+    private function moves(Workers $workers, Loop $loop): array
+    {
+        $kind = $this->kind ?? throw new \LogicException('No entity kind.');
+        $this->waitForAll($workers);
+        $ids = [];
+        for ($i = 0; $i < $this->orders; ++$i) {
+            $ids[] = "m{$i}";
+        }
+        $pending = $this->touch($kind, $ids, 30.0);
+        if ($pending !== []) {
+            throw new \RuntimeException(\count($pending) . ' entities did not answer before the join.');
+        }
+        $owners = [];
+        foreach ($ids as $id) {
+            $owners[$id] = $workers->ownerOf("shard/{$id}");
+        }
+        $slots = \count($workers->slots());
+        file_put_contents("{$this->resultFile}.join", '1');
+        $this->waitFor($loop, static fn(): bool => \count($workers->slots()) > $slots, 60.0, 'node C in the view');
+        $start = hrtime(true);
+        $this->untilAllAnswer($kind, $ids, $loop);
+        $join = (hrtime(true) - $start) / 1e9;
+        $movedOnJoin = 0;
+        $onB = [];
+        $self = Slots::node($workers->slot());
+        $newest = max([$self, ...array_map(Slots::node(...), $workers->slots())]);
+        foreach ($ids as $id) {
+            $owner = $workers->ownerOf("shard/{$id}");
+            $movedOnJoin += $owner !== $owners[$id] ? 1 : 0;
+            if (Slots::node($owner) !== $self && Slots::node($owner) !== $newest) {
+                $onB[] = $id;
+            }
+        }
+        file_put_contents("{$this->resultFile}.kill", '1');
+        $killed = "{$this->resultFile}.killed";
+        $this->waitFor($loop, static fn(): bool => is_file($killed) && filesize($killed) > 0, 60.0, 'the kill of node B');
+        $killedAt = (float) file_get_contents($killed);
+        $this->untilAllAnswer($kind, $onB, $loop);
+        $kill = microtime(true) - $killedAt;
+
+        return [
+            'workers' => $slots,
+            'entities' => \count($ids),
+            'moved_on_join' => $movedOnJoin,
+            'join_seconds' => $join,
+            'on_killed_node' => \count($onB),
+            'kill_seconds' => $kill,
+        ];
+    }
+
+    /**
+     * Asks every entity of $ids for its stats until each has answered (a failed ask is asked
+     * again 50 ms later), for at most 60 s.
+     *
+     * @param list<string> $ids
+     */
+    private function untilAllAnswer(EntityKind $kind, array $ids, Loop $loop): void
+    {
+        $deadline = $loop->now() + 60.0;
+        while (($ids = $this->touch($kind, $ids, 0.5)) !== []) {
+            if ($loop->now() > $deadline) {
+                throw new \RuntimeException(\count($ids) . ' entities did not answer within 60 s.');
+            }
+            self::pause($loop, 0.05);
+        }
+    }
+
+    /**
+     * Asks each entity of $ids once, all at once, each ask $timeout s at most.
+     *
+     * @param list<string> $ids
+     *
+     * @return list<string> those that did not answer
+     */
+    private function touch(EntityKind $kind, array $ids, float $timeout): array
+    {
+        $asks = [];
+        foreach ($ids as $id) {
+            $asks[$id] = $kind->ref($id)->ask('stats', $timeout);
+        }
+        $failed = [];
+        foreach ($asks as $id => $ask) {
+            try {
+                $ask->await();
+            } catch (\Throwable) {
+                $failed[] = (string) $id;
+            }
+        }
+
+        return $failed;
+    }
+
+    /**
+     * @param \Closure(): bool $condition
+     */
+    private function waitFor(Loop $loop, \Closure $condition, float $timeout, string $what): void
+    {
+        $deadline = $loop->now() + $timeout;
+        while (!$condition()) {
+            if ($loop->now() > $deadline) {
+                throw new \RuntimeException("Waited {$timeout} s for {$what}.");
+            }
+            self::pause($loop, 0.01);
+        }
+    }
+
+    private static function pause(Loop $loop, float $seconds): void
+    {
+        $wake = new Deferred($loop);
+        $loop->delay($seconds, static fn() => $wake->resolve(null));
+        $wake->future()->await();
     }
 
     /**

@@ -47,6 +47,14 @@ final class ClusterBenchSmokeTest extends TestCase
             self::assertSame(4_000, $world['orders'], "{$case}: every order was counted by a shard");
             self::assertGreaterThan(0, $world['orders_per_s'], $case);
         }
+        $moves = $results['moves'] ?? null;
+        self::assertIsArray($moves);
+        self::assertSame(500, $moves['entities']);
+        self::assertGreaterThan(0, $moves['moved_on_join'], 'part of the entities moved to the node that joined');
+        self::assertLessThan(500, $moves['moved_on_join'], 'only part of them');
+        self::assertGreaterThan(0, $moves['on_killed_node']);
+        self::assertGreaterThan(0, $moves['join_seconds']);
+        self::assertGreaterThan(0, $moves['kill_seconds']);
         self::assertStringContainsString('| tell, one pair of slots |', $process->stdout);
     }
 }

@@ -17,6 +17,7 @@ use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 use Nexus\Tests\Support\RunsTheLoop;
 use Nexus\Worker\EntityKind;
+use Nexus\Worker\EntitySettings;
 use Nexus\Worker\Exception\DeliveryUnknownException;
 use Nexus\Worker\Exception\NodeLostException;
 use Nexus\Worker\Exception\NotDeliveredException;
@@ -39,6 +40,8 @@ final class ClusterPlacementTest extends TestCase
     private string $dir;
     /** @var array<int, array<int, EntityKind>> counter kinds by node and worker */
     private array $counters = [];
+    /** @var array<int, array<int, EntityKind>> counters that passivate, by node and worker */
+    private array $sleepy = [];
     private float $deadline;
 
     protected function setUp(): void
@@ -122,6 +125,76 @@ final class ClusterPlacementTest extends TestCase
         }
         self::assertGreaterThan(0, $moved, 'part of the entities moved');
         self::assertLessThan(\count($names), $moved, 'only part of them');
+    }
+
+    public function testAStaleLocalRefToAnEntityThatMovedReachesItsNewOwnerInsteadOfRestartingIt(): void
+    {
+        $this->node('a');
+        $this->node('b');
+        $this->runUntil(fn(): bool => $this->cluster->isSettled());
+        $names = self::names('s', 30);
+        self::assertSame(array_fill_keys($names, 1), $this->increment($names, 1));
+        $stale = [];
+        foreach ($this->cluster->all() as [, $system]) {
+            foreach ($names as $name) {
+                $stale[$name] ??= $system->endpoint("/user/counter/{$name}"); // the local ref its owner holds
+            }
+        }
+        self::assertCount(30, array_filter($stale));
+
+        $c = $this->node('c');
+        $this->runUntil(fn(): bool => $this->cluster->isSettled());
+        $moved = [];
+        foreach ($names as $name) {
+            $this->runUntil(fn(): bool => \count($this->hostsOf("/user/counter/{$name}")) <= 1);
+            if (($stale[$name] ?? null)?->isStopping() === true) {
+                $moved[] = $name;
+            }
+        }
+        self::assertNotEmpty($moved, 'part of the counters moved to the node that joined');
+        $asks = [];
+        foreach ($moved as $name) {
+            $ref = $stale[$name] ?? null;
+            \assert($ref !== null);
+            $this->runUntil(static fn(): bool => $ref->isTerminated());
+            $asks[$name] = $ref->ask('increment', 15.0); // through the old incarnation's own ref
+        }
+        $this->runUntil(static function () use ($asks): bool {
+            foreach ($asks as $ask) {
+                if (!$ask->isSettled()) {
+                    return false;
+                }
+            }
+
+            return true;
+        });
+        foreach ($asks as $name => $ask) {
+            self::assertSame(2, $ask->await(), "{$name}: the increment reached the counter where it lives now");
+            self::assertSame([$c], array_map(Slots::node(...), $this->hostsOf("/user/counter/{$name}")), "{$name} has one owner, on the node that joined");
+        }
+    }
+
+    public function testAPassivatedEntityOfAClusterStartsAgainWhereItIsPlacedWithItsState(): void
+    {
+        $a = $this->node('a');
+        $this->node('b');
+        $this->runUntil(fn(): bool => $this->cluster->isSettled());
+        $kind = $this->sleepy[$a][0] ?? null;
+        \assert($kind !== null);
+        $ask = static fn(): Future => $kind->ref('nap')->ask('increment', 15.0);
+        foreach ([1, 2, 3] as $expected) {
+            $answer = $ask();
+            $this->runUntil(static fn(): bool => $answer->isSettled());
+            self::assertSame($expected, $answer->await());
+        }
+        $host = $this->hostsOf('/user/sleepy/nap');
+        self::assertCount(1, $host);
+
+        $this->runUntil(fn(): bool => $this->hostsOf('/user/sleepy/nap') === []); // idle for 0.3 s: passivated
+        $answer = $ask();
+        $this->runUntil(static fn(): bool => $answer->isSettled());
+        self::assertSame(4, $answer->await(), 'recovered from the journal');
+        self::assertSame($host, $this->hostsOf('/user/sleepy/nap'), 'started again on the slot the view places it on');
     }
 
     public function testMessagesForAnActorThatCannotStartYetWaitUntilTheViewSettles(): void
@@ -230,7 +303,7 @@ final class ClusterPlacementTest extends TestCase
             $persistence = Persistence::sqlite($system, $file);
             $persistence->types->register(Incremented::class, 'demo.counter.incremented');
             $workers->registerMessage(CommandFailed::class);
-            $this->counters[$node][$worker] = $workers->kind('counter', static fn(string $id): Behavior => $persistence->eventSourced(
+            $counter = static fn(string $id): Behavior => $persistence->eventSourced(
                 "counter|{$id}",
                 0,
                 static fn(int $value, mixed $command, ActorContext $ctx): Effect => match ($command) {
@@ -238,7 +311,10 @@ final class ClusterPlacementTest extends TestCase
                     default => Effect::reply($value),
                 },
                 static fn(int $value, object $event): int => $value + 1,
-            )->behavior());
+            )->behavior();
+            $this->counters[$node][$worker] = $workers->kind('counter', $counter);
+            // The same counters, passivated after 0.3 s idle.
+            $this->sleepy[$node][$worker] = $workers->kind('sleepy', $counter, new EntitySettings(idleTimeout: 0.3));
         });
     }
 
