@@ -40,6 +40,7 @@ help:
 	@echo "  bench      actor benchmarks (JIT and no JIT) into docs/performance.md"
 	@echo "  bench-http wrk against nexus serve, Workerman (../shared/peers, if there), a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
 	@echo "  bench-workers  the worker pool: cross-worker messaging, world benchmark, HTTP 2 vs 1 workers (QUICK=1)"
+	@echo "  bench-cluster  nodes over TCP loopback with a real etcd: cross-node tell/ask, world on 2 nodes vs 1 (QUICK=1)"
 	@echo "  chaos      the fault campaign: 2 workers under load, workers killed, reloads, slow clients, PostgreSQL/Redis restarts (SHORT=1: 20 s)"
 	@echo "  bench-http-client  the HTTP client against curl_multi and Guzzle on nginx (installs nginx/php8.2-curl)"
 	@echo "  bench-persistence  durable actors on SQLite and PostgreSQL against plain SQL, and over HTTP (QUICK=1)"
@@ -93,13 +94,14 @@ setup:
 	echo "setup: PHP extensions ok (pcntl posix sockets pgsql igbinary + dev-tool extensions)"; \
 	missing=(); \
 	command -v redis-server >/dev/null 2>&1 || missing+=(redis-server); \
+	command -v etcd >/dev/null 2>&1 || missing+=(etcd-server); \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql); \
 	PATH="$$PATH:/usr/sbin:/sbin" command -v nginx >/dev/null 2>&1 || missing+=(nginx); \
 	PATH="$$PATH:/usr/sbin:/sbin" command -v php-fpm8.2 >/dev/null 2>&1 || missing+=(php8.2-fpm); \
 	command -v promtool >/dev/null 2>&1 || missing+=(prometheus); \
 	command -v chromium >/dev/null 2>&1 || missing+=(chromium); \
 	if [ "$${#missing[@]}" -gt 0 ]; then apt_install "$${missing[@]}"; fi; \
-	echo "setup: servers the tests start themselves ok (redis-server, postgresql $$(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | tail -n1), nginx, php-fpm8.2)"; \
+	echo "setup: servers the tests start themselves ok (redis-server, etcd $$(etcd --version 2>/dev/null | head -n1 | awk '{print $$3}'), postgresql $$(ls -d /usr/lib/postgresql/*/ | xargs -n1 basename | tail -n1), nginx, php-fpm8.2)"; \
 	echo "setup: observability test tools ok (promtool from prometheus, headless chromium)"; \
 	if [ ! -f vendor/autoload.php ] || [ ! -f $(STAMP) ] || [ composer.json -nt $(STAMP) ]; then \
 	  echo "setup: composer install (vendor/ missing or composer.json newer than $(STAMP))"; \
@@ -193,6 +195,17 @@ bench-workers: setup
 	@echo "==> bench-workers: cross-worker messaging, the world benchmark (1 and 2 workers), HTTP with 1 and 2 workers (progress on stderr)"
 	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/workers/run.php $(if $(QUICK),--quick,) \
 	  || { echo "FAILED: bench-workers" >&2; exit 1; }
+
+# ---- cluster benchmark (bench/cluster/, results in docs/performance.md and docs/cluster.md) ---------
+
+.PHONY: bench-cluster
+
+# QUICK=1: smaller counts, one world run per case. etcd comes with `setup` (etcd-server).
+bench-cluster: setup
+	@mkdir -p bench/results
+	@echo "==> bench-cluster: nodes on TCP loopback, a real etcd: cross-node tell and ask, the world benchmark on 2 nodes vs 1 (progress on stderr)"
+	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/cluster/run.php $(if $(QUICK),--quick,) \
+	  || { echo "FAILED: bench-cluster" >&2; exit 1; }
 
 # ---- HTTP benchmarks (bench/http/, results in docs/performance.md) ---------------------------------
 

@@ -138,4 +138,10 @@ interface ActorContext
      * Returns to the behavior that the last become(..., false) pushed aside.
      */
     public function unbecome(): void;
+
+    /**
+     * The revision of the cluster's view this actor was placed under (Props::withPlacementEpoch());
+     * 0 outside a cluster.
+     */
+    public function placementEpoch(): int;
 }

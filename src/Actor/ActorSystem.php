@@ -10,6 +10,7 @@ use Nexus\Actor\Internal\ActorCell;
 use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Internal\SystemMessage;
 use Nexus\Actor\Internal\SystemMessageKind;
+use Nexus\Actor\Remote\Endpoint;
 use Nexus\Actor\Supervision\Directive;
 use Nexus\Actor\Supervision\SupervisorStrategy;
 use Nexus\Log\StderrLogger;
@@ -135,6 +136,37 @@ final class ActorSystem
         }
 
         return $cell->status === ActorCell::TERMINATED ? null : $cell->ref;
+    }
+
+    /**
+     * The live local actor at $path as a transport sees it (Endpoint), or null: unlike lookup(),
+     * never an alias of an actor that lives in another process.
+     */
+    public function endpoint(string $path): ?Endpoint
+    {
+        $cell = $this->root;
+        foreach (explode('/', trim($path, '/')) as $segment) {
+            if ($segment === '') {
+                continue;
+            }
+            $cell = $cell->children[$segment] ?? null;
+            if ($cell === null) {
+                return null;
+            }
+        }
+
+        return $cell->status === ActorCell::TERMINATED ? null : $cell->ref;
+    }
+
+    /**
+     * The actor whose turn is running now (the sender a tell() defaults to), or null outside
+     * any actor's turn.
+     */
+    public function currentActor(): ?ActorRef
+    {
+        $current = $this->scheduler->current;
+
+        return $current instanceof ActorCell ? $current->ref : null;
     }
 
     /**

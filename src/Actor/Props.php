@@ -10,7 +10,8 @@ use Nexus\Actor\Supervision\SupervisorStrategy;
 
 /**
  * The recipe for an actor: how to create its behavior (again on each restart), its mailbox, how
- * it supervises its own children and how much it may stash.
+ * it supervises its own children, how much it may stash, and the epoch it was placed under in a
+ * cluster (see withPlacementEpoch()).
  */
 final class Props
 {
@@ -23,6 +24,7 @@ final class Props
         public readonly OverflowPolicy $overflow = OverflowPolicy::DropNewest,
         public readonly ?SupervisorStrategy $supervisor = null,
         public readonly int $stashCapacity = 1000,
+        public readonly int $placementEpoch = 0,
     ) {}
 
     public static function fromBehavior(Behavior $behavior): self
@@ -59,7 +61,7 @@ final class Props
             throw new \InvalidArgumentException("A mailbox needs a capacity of at least 1, got {$capacity}.");
         }
 
-        return new self($this->factory, $capacity, $overflow, $this->supervisor, $this->stashCapacity);
+        return new self($this->factory, $capacity, $overflow, $this->supervisor, $this->stashCapacity, $this->placementEpoch);
     }
 
     /**
@@ -67,7 +69,7 @@ final class Props
      */
     public function withSupervisor(SupervisorStrategy $strategy): self
     {
-        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $strategy, $this->stashCapacity);
+        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $strategy, $this->stashCapacity, $this->placementEpoch);
     }
 
     public function withStashCapacity(int $capacity): self
@@ -76,7 +78,17 @@ final class Props
             throw new \InvalidArgumentException("The stash capacity cannot be negative, got {$capacity}.");
         }
 
-        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $this->supervisor, $capacity);
+        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $this->supervisor, $capacity, $this->placementEpoch);
+    }
+
+    /**
+     * The revision of the cluster's view this activation was placed under (0 outside a cluster):
+     * a persistent actor writes to its journal with at least this epoch, so once it has written,
+     * an owner placed under an older view can no longer write (ActorContext::placementEpoch()).
+     */
+    public function withPlacementEpoch(int $epoch): self
+    {
+        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $this->supervisor, $this->stashCapacity, $epoch);
     }
 
     /**

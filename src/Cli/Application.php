@@ -32,7 +32,7 @@ final class Application
      */
     public static function createDefault(): self
     {
-        return new self(new DemoCommand(), new ServeCommand(), new TopCommand());
+        return new self(new DemoCommand(), new ServeCommand(), new TopCommand(), new ClusterCommand());
     }
 
     public function add(Command $command): void

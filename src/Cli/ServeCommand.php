@@ -5,34 +5,38 @@ declare(strict_types=1);
 namespace Nexus\Cli;
 
 use Nexus\Actor\ActorSystem;
+use Nexus\Cluster\ClusterNode;
+use Nexus\Cluster\ClusterOptions;
+use Nexus\Cluster\Exception\ClusterConfigurationException;
+use Nexus\Cluster\Exception\ClusterException;
 use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
-use Nexus\Http\Server\HttpServer;
 use Nexus\Http\Server\ServerOptions;
-use Nexus\Io\Exception\ListenException;
-use Nexus\Io\ListenOptions;
+use Nexus\Io\Connection;
 use Nexus\Log\StderrLogger;
+use Nexus\Persistence\Exception\PersistenceException;
 use Nexus\Persistence\StoreLocation;
 use Nexus\Runtime\Driver\DriverFactory;
 use Nexus\Runtime\Loop;
-use Nexus\Telemetry\Telemetry;
 use Nexus\Telemetry\TelemetryConfig;
 use Nexus\Telemetry\TelemetryConfigurationException;
 use Nexus\Worker\Exception\PoolStartException;
 use Nexus\Worker\HttpWorker;
 use Nexus\Worker\PoolOptions;
+use Nexus\Worker\WorkerContext;
 use Nexus\Worker\WorkerPool;
 use Nexus\Worker\Workers;
 use Psr\Log\LogLevel;
 
 /**
  * `nexus serve [APP_FILE] --host=127.0.0.1 --port=8080 --workers=N [--no-jit] [--handler-timeout=S]
- * [--allowed-hosts=a.example,b.example]`
+ * [--allowed-hosts=a.example,b.example] [--cluster=etcd://HOST:PORT --node=NAME ...]`
  *
  * Serves an application over HTTP/1.1 until SIGINT or SIGTERM, then stops gracefully: no new
  * connections, requests in flight finish (10 s at most), then the actor system shuts down.
- * With more than one worker a master process supervises the workers (WorkerPool); with one, the
- * single process serves by itself.
+ * With more than one worker, or in a cluster, a master process supervises the workers
+ * (WorkerPool, with a ClusterNode for a node of a cluster); with one, the single process serves by
+ * itself through the same bootstrap (HttpWorker).
  *
  * An application file returns a closure that declares routes and starts actors:
  *
@@ -99,56 +103,41 @@ final class ServeCommand implements Command, HasUsage
             maxRequests: $options->maxRequests,
             maxMemory: $options->maxMemory,
         );
-        if ($poolOptions->workerCount() > 1) {
-            return $this->runPool($options, $poolOptions, $serverOptions, $configure, $stdout, $stderr);
+        $cluster = $options->cluster === null ? null : $this->clusterNode($options, $store, $stderr);
+        if ($cluster !== null || $poolOptions->workerCount() > 1) {
+            return $this->runPool($options, $poolOptions, $serverOptions, $configure, $stdout, $stderr, $cluster);
         }
 
-        $loop = new Loop();
-        $loop->collectCyclesInBatches();
-        $logger = new StderrLogger();
-        $system = new ActorSystem('nexus', $logger, $loop);
-        $telemetry = $tracing === null ? null : new Telemetry($loop, $tracing, $logger);
-        $telemetry?->install();
-        $app = new Application($system, logger: $logger);
-        $telemetry?->instrument($app);
-        $configure($app, $system, Workers::single($system));
-        $server = new HttpServer($loop, $app->handler(), $serverOptions, $logger);
-        try {
-            $server->listen("tcp://{$options->host}:{$options->port}", new ListenOptions(tcpNoDelay: true));
-        } catch (ListenException $e) {
-            fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
+        // One process serves by itself: the same bootstrap as a pool's worker, without a master.
+        $address = str_contains($options->host, ':') && !str_starts_with($options->host, '[') ? "[{$options->host}]" : $options->host;
+        $errno = 0;
+        $errstr = '';
+        $socket = @stream_socket_server(
+            "tcp://{$address}:{$options->port}",
+            $errno,
+            $errstr,
+            \STREAM_SERVER_BIND | \STREAM_SERVER_LISTEN,
+            stream_context_create(['socket' => ['backlog' => 511, 'tcp_nodelay' => true]]),
+        );
+        if ($socket === false) {
+            fwrite($stderr, "nexus serve: Could not listen on tcp://{$address}:{$options->port}: {$errstr}; is the port in use by another program?\n");
 
             return self::FAILURE;
         }
-
-        $stopping = false;
-        $stop = static function (int $signal) use (&$stopping, $server, $system, $stdout): void {
-            if ($stopping) {
-                return;
-            }
-            $stopping = true;
+        $worker = new HttpWorker($configure, $serverOptions, new StderrLogger(), static function (int $signal) use ($stdout): void {
             fwrite($stdout, sprintf("Signal %d: stopping (requests in flight get %.0f s to finish).\n", $signal, self::STOP_DEADLINE));
-            $server->stop(self::STOP_DEADLINE)->onSettle(static function () use ($system): void {
-                $system->shutdown();
-            });
-        };
-        $watchers = [$loop->onSignal(\SIGINT, $stop), $loop->onSignal(\SIGTERM, $stop)];
-
+        });
         fwrite($stdout, sprintf(
             "Nexus is serving %s on %s (1 worker, %s; %s). Stop it with Ctrl+C.\n",
             $options->appFile ?? 'the demo app',
-            str_replace('tcp://', 'http://', $server->address()),
+            str_replace('tcp://', 'http://', (string) Connection::name($socket, false)),
             JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
-            self::loopDescription($loop, $server->maxConnections()),
+            'loop: ' . DriverFactory::describe(),
         ));
-        $system->run();
-        $telemetry?->shutdown();
-        foreach ($watchers as $watcher) {
-            $loop->cancel($watcher);
-        }
+        $code = $worker->run(WorkerContext::standalone($poolOptions, $socket));
         fwrite($stdout, "Stopped.\n");
 
-        return self::SUCCESS;
+        return $code;
     }
 
     /**
@@ -156,24 +145,25 @@ final class ServeCommand implements Command, HasUsage
      * @param resource $stdout
      * @param resource $stderr
      */
-    private function runPool(ServeOptions $options, PoolOptions $poolOptions, ServerOptions $serverOptions, \Closure $configure, mixed $stdout, mixed $stderr): int
+    private function runPool(ServeOptions $options, PoolOptions $poolOptions, ServerOptions $serverOptions, \Closure $configure, mixed $stdout, mixed $stderr, ?ClusterNode $cluster = null): int
     {
         // The master logs the pool's life (workers started, replaced, recycled) at info level.
-        $pool = new WorkerPool(new HttpWorker($configure, $serverOptions, new StderrLogger()), $poolOptions, new StderrLogger(LogLevel::INFO));
+        $pool = new WorkerPool(new HttpWorker($configure, $serverOptions, new StderrLogger()), $poolOptions, new StderrLogger(LogLevel::INFO), $cluster);
         try {
             $pool->open();
-        } catch (PoolStartException $e) {
+        } catch (PoolStartException | ClusterException | PersistenceException $e) {
             fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
 
             return self::FAILURE;
         }
         fwrite($stdout, sprintf(
-            "Nexus is serving %s on %s (%d workers, %s; master pid %d; each worker: %s). Stop it with Ctrl+C, reload it with SIGHUP.\n",
+            "Nexus is serving %s on %s (%d workers, %s; master pid %d%s; each worker: %s). Stop it with Ctrl+C, reload it with SIGHUP.\n",
             $options->appFile ?? 'the demo app',
             str_replace('tcp://', 'http://', (string) $pool->address()),
             $pool->workerCount(),
             JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
             getmypid(),
+            $cluster === null ? '' : "; node {$cluster->options->node} of the cluster at {$options->cluster}, incarnation {$cluster->node()}",
             DriverFactory::describe(),
         ));
         $code = $pool->run();
@@ -183,18 +173,42 @@ final class ServeCommand implements Command, HasUsage
     }
 
     /**
-     * "loop: epoll, up to 19,968 connections (descriptor limit 20,000)", or why stream_select.
+     * @param resource $stderr
      */
-    private static function loopDescription(Loop $loop, int $maxConnections): string
+    private function clusterNode(ServeOptions $options, StoreLocation $store, mixed $stderr): ClusterNode
     {
-        $driver = $loop->driver();
-        $line = \sprintf('loop: %s, up to %s connections', $driver->name(), number_format($maxConnections));
-        $reason = DriverFactory::fallbackReason();
-        if ($driver->name() === 'epoll') {
-            return $line . \sprintf(' (descriptor limit %s)', number_format($driver->capacity()));
+        \assert($options->cluster !== null && $options->node !== null);
+        try {
+            [$etcd, $prefix] = ClusterOptions::parseUrl($options->cluster);
+            $secret = null;
+            if ($options->clusterSecretFile !== null) {
+                $secret = @file_get_contents($options->clusterSecretFile);
+                if (!\is_string($secret)) {
+                    throw new UsageException("--cluster-secret-file: cannot read '{$options->clusterSecretFile}'.");
+                }
+                $secret = trim($secret);
+            }
+            [$host, $port] = self::hostAndPort($options->advertise ?? '127.0.0.1:0');
+            [$listenHost, $listenPort] = $options->listenNodes === null ? [null, null] : self::hostAndPort($options->listenNodes);
+            $clusterOptions = new ClusterOptions($etcd, $options->node, $host, $port, $secret, $prefix, $options->leaseTtl, listenHost: $listenHost, listenPort: $listenPort);
+        } catch (ClusterConfigurationException $e) {
+            throw new UsageException($e->getMessage(), 0, $e);
+        }
+        if ($secret === null) {
+            fwrite($stderr, "nexus serve: no --cluster-secret-file: the nodes prove the secret the cluster keeps in etcd, so anyone who can read etcd can join.\n");
         }
 
-        return $line . ($reason === null ? '' : " ({$reason})");
+        return new ClusterNode(new Loop(), $clusterOptions, $store, new StderrLogger(LogLevel::INFO));
+    }
+
+    /**
+     * @return array{string, int}
+     */
+    private static function hostAndPort(string $address): array
+    {
+        $colon = (int) strrpos($address, ':');
+
+        return [trim(substr($address, 0, $colon), '[]'), (int) substr($address, $colon + 1)];
     }
 
     public function usage(): string
@@ -203,6 +217,8 @@ final class ServeCommand implements Command, HasUsage
             Usage: nexus serve [APP_FILE] [--host=127.0.0.1] [--port=8080] [--workers=N] [--no-jit]
                                [--max-requests=N] [--max-memory=MB] [--handler-timeout=S]
                                [--allowed-hosts=HOST,HOST] [--data-dir=DIR] [--store=URL]
+                               [--cluster=etcd://HOST:PORT --node=NAME [--advertise=IP:PORT]
+                                [--listen-nodes=IP:PORT] [--cluster-secret-file=FILE] [--lease-ttl=S]]
 
               APP_FILE        a PHP file returning
                               fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers,
@@ -227,9 +243,22 @@ final class ServeCommand implements Command, HasUsage
                               created if missing)
               --store         keep them in PostgreSQL instead: postgres://USER:PASS@HOST:PORT/DB
                               (the tables are created on first start)
+              --cluster       join the cluster whose membership etcd keeps (etcd://HOST:PORT, optionally
+                              /PREFIX): named actors and entities are placed over the workers of every
+                              node; all nodes must share the store (PostgreSQL, or --data-dir on one machine)
+              --node          this node's name in the cluster
+              --advertise     IP:PORT the other nodes reach this one at: worker w listens on PORT + w
+                              (default 127.0.0.1:0, free ports)
+              --listen-nodes  IP:PORT the workers listen for other nodes on, when not the advertised
+                              address (behind a NAT or a proxy): worker w on PORT + w
+              --cluster-secret-file
+                              a file holding the secret (16 bytes or more) every node proves on its links
+                              (default: one kept in etcd)
+              --lease-ttl     seconds a node stays a member without renewing its lease (default 10): a
+                              killed node's entities serve again elsewhere within about this plus 2 s
 
-            SIGINT or SIGTERM stops the server gracefully; SIGHUP reloads the workers one at a time
-            without failing a request.
+            SIGINT or SIGTERM stops the server gracefully (a node of a cluster first hands its entities
+            off, then leaves); SIGHUP reloads the workers one at a time without failing a request.
 
             TXT;
     }

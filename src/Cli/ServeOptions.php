@@ -23,6 +23,12 @@ final class ServeOptions
         public readonly ?array $allowedHosts,
         public readonly string $dataDir = './var',
         public readonly ?string $store = null,
+        public readonly ?string $cluster = null,
+        public readonly ?string $node = null,
+        public readonly ?string $advertise = null,
+        public readonly ?string $clusterSecretFile = null,
+        public readonly int $leaseTtl = 10,
+        public readonly ?string $listenNodes = null,
     ) {}
 
     /**
@@ -42,6 +48,8 @@ final class ServeOptions
         $allowedHosts = null;
         $dataDir = './var';
         $store = null;
+        $cluster = $node = $advertise = $secretFile = $listenNodes = null;
+        $leaseTtl = 10;
         foreach ($args as $arg) {
             if ($arg === '--help' || $arg === '-h') {
                 $help = true;
@@ -89,6 +97,27 @@ final class ServeOptions
                 if (!str_starts_with($store, 'postgres://') && !str_starts_with($store, 'postgresql://')) {
                     throw new UsageException("--store takes a PostgreSQL URL such as postgres://USER:PASS@HOST:5432/DB, got '{$store}' (SQLite is the default: see --data-dir).");
                 }
+            } elseif (str_starts_with($arg, '--cluster=')) {
+                $cluster = substr($arg, 10);
+            } elseif (str_starts_with($arg, '--node=')) {
+                $node = substr($arg, 7);
+                if (preg_match('/^[A-Za-z0-9_.-]{1,64}$/', $node) !== 1) {
+                    throw new UsageException("--node takes a name of 1 to 64 letters, digits, '_', '.' or '-', got '{$node}'.");
+                }
+            } elseif (str_starts_with($arg, '--advertise=')) {
+                $advertise = substr($arg, 12);
+                if (preg_match('/^(\[[0-9A-Fa-f:.]+\]|[0-9.]+):(\d{1,5})$/', $advertise, $m) !== 1 || (int) $m[2] > 65535 || filter_var(trim($m[1], '[]'), \FILTER_VALIDATE_IP) === false) {
+                    throw new UsageException("--advertise takes IP:PORT where the other nodes reach this one (worker w listens on PORT + w; PORT 0 picks free ports), such as 10.0.0.5:7400, got '{$advertise}'.");
+                }
+            } elseif (str_starts_with($arg, '--listen-nodes=')) {
+                $listenNodes = substr($arg, 15);
+                if (preg_match('/^(\[[0-9A-Fa-f:.]+\]|[0-9.]+):(\d{1,5})$/', $listenNodes, $m) !== 1 || (int) $m[2] > 65535 || filter_var(trim($m[1], '[]'), \FILTER_VALIDATE_IP) === false) {
+                    throw new UsageException("--listen-nodes takes IP:PORT where the workers listen for other nodes when that is not the advertised address, got '{$listenNodes}'.");
+                }
+            } elseif (str_starts_with($arg, '--cluster-secret-file=')) {
+                $secretFile = substr($arg, 22);
+            } elseif (str_starts_with($arg, '--lease-ttl=')) {
+                $leaseTtl = self::number($arg, 2, 300);
             } elseif (str_starts_with($arg, '-')) {
                 throw new UsageException("Unknown option '{$arg}'. See: nexus serve --help");
             } elseif ($appFile === null) {
@@ -98,7 +127,14 @@ final class ServeOptions
             }
         }
 
-        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store);
+        if ($cluster === null && ($node !== null || $advertise !== null || $secretFile !== null || $listenNodes !== null)) {
+            throw new UsageException('--node, --advertise, --listen-nodes and --cluster-secret-file go with --cluster=etcd://HOST:PORT.');
+        }
+        if ($cluster !== null && $node === null) {
+            throw new UsageException('A node of a cluster needs a name: --node=NAME (unique in the cluster).');
+        }
+
+        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store, $cluster, $node, $advertise, $secretFile, $leaseTtl, $listenNodes);
     }
 
     private static function number(string $arg, int $min, int $max): int

@@ -6,8 +6,12 @@ namespace Nexus\Persistence;
 
 use Nexus\Actor\ActorSystem;
 use Nexus\Persistence\Serialization\TypeRegistry;
+use Nexus\Persistence\Store\Postgres\PostgresStore;
 use Nexus\Persistence\Store\Postgres\PostgresUrl;
+use Nexus\Persistence\Store\Sqlite\SqliteStore;
+use Nexus\Persistence\Store\Store;
 use Nexus\Postgres\PgConfig;
+use Nexus\Runtime\Loop;
 
 /**
  * Where `nexus serve` keeps durable actors: an SQLite file (DATA_DIR/nexus.sqlite, the embedded
@@ -56,6 +60,17 @@ final readonly class StoreLocation
         return $this->postgres !== null
             ? Persistence::postgres($system, $this->postgres, $types, $settings)
             : Persistence::sqlite($system, (string) $this->sqlitePath, $types, $settings);
+    }
+
+    /**
+     * The store alone, without a Persistence (the master of a cluster node checks it is the
+     * cluster's before it joins); close() it after use.
+     */
+    public function openStore(Loop $loop): Store
+    {
+        return $this->postgres !== null
+            ? new PostgresStore($loop, $this->postgres)
+            : new SqliteStore($loop, (string) $this->sqlitePath);
     }
 
     /**

@@ -6,7 +6,7 @@ namespace Nexus\Worker;
 
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\Exception\InvalidActorNameException;
-use Nexus\Actor\Internal\LocalActorRef;
+use Nexus\Actor\Remote\Endpoint;
 use Nexus\Worker\Exception\EntityLimitException;
 use Nexus\Worker\Internal\EntityRegion;
 
@@ -40,7 +40,7 @@ final class EntityKind
     public function ref(string $id): ActorRef
     {
         $ref = $this->refs[$id] ?? null;
-        if ($ref instanceof LocalActorRef && $ref->cell->status === $ref->cell::TERMINATED) {
+        if ($ref instanceof Endpoint && $ref->isTerminated()) {
             $ref = null;
         }
         if ($ref !== null) {
@@ -49,10 +49,19 @@ final class EntityKind
         if ($id === '' || str_contains($id, '/') || str_starts_with($id, '$')) {
             throw new InvalidActorNameException("'{$id}' cannot be the id of a {$this->name} entity: use a non-empty id without '/' that does not start with '\$'.");
         }
+        // In a cluster the ref follows the entity wherever the view places it.
+        $placed = $this->workers->placedRef("{$this->region->path()}/{$id}");
+        if ($placed !== null) {
+            if (\count($this->refs) >= self::CACHE_LIMIT) {
+                $this->refs = [];
+            }
+
+            return $this->refs[$id] = $placed;
+        }
         $owner = $this->workers->ownerOf("{$this->name}/{$id}");
         if ($owner === $this->workers->id) {
             $ref = $this->region->resolve($id);
-            if (!$ref instanceof LocalActorRef) {
+            if (!$ref instanceof Endpoint) {
                 return $ref; // this worker hands its entities off (a reload): the new worker takes it
             }
         } else {

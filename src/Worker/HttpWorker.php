@@ -16,8 +16,9 @@ use Nexus\Telemetry\Telemetry;
 use Psr\Log\LoggerInterface;
 
 /**
- * A worker that serves an HTTP application: its own loop, actor system and server, on the
- * socket inherited from the master, with the pool's actors reachable through Workers.
+ * The one bootstrap of HTTP serving: its own loop, actor system and server, on the socket
+ * inherited from the master, with the pool's actors reachable through Workers. `nexus serve` runs
+ * it in every worker of a pool, and in a process that serves alone (WorkerContext::standalone()).
  *
  * SIGTERM (or SIGINT, or the master going away) stops it gracefully: its named actors and
  * entities pass to the worker replacing it, if any (a reload); it stops accepting, lets requests
@@ -31,20 +32,24 @@ final class HttpWorker implements WorkerMain
     private const IDLE_GRACE = 1.0;
 
     /**
-     * @param \Closure(Application, ActorSystem, Workers): void $configure declares routes and actors; runs in every worker
+     * @param \Closure(Application, ActorSystem, Workers): void $configure   declares routes and actors; runs in every worker
+     * @param (\Closure(int): void)|null                        $onStopping told the signal that starts a graceful stop
      */
     public function __construct(
         private readonly \Closure $configure,
         private readonly ServerOptions $serverOptions = new ServerOptions(),
         private readonly ?LoggerInterface $logger = null,
+        private readonly ?\Closure $onStopping = null,
     ) {}
 
     public function run(WorkerContext $context): int
     {
         $loop = new Loop();
         $loop->collectCyclesInBatches();
-        $logger = new ContextLogger($this->logger ?? new StderrLogger(), ['worker' => $context->id]);
-        $system = new ActorSystem("nexus-worker-{$context->id}", $logger, $loop);
+        $logger = $context->isStandalone()
+            ? ($this->logger ?? new StderrLogger())
+            : new ContextLogger($this->logger ?? new StderrLogger(), ['worker' => $context->id]);
+        $system = new ActorSystem($context->isStandalone() ? 'nexus' : "nexus-worker-{$context->id}", $logger, $loop);
         // Tracing when the OTEL_* variables ask for it (off by default): see docs/observability.md.
         $telemetry = Telemetry::fromEnvironment($loop, $logger, resource: ['nexus.worker' => $context->id]);
         $telemetry?->install();
@@ -62,14 +67,32 @@ final class HttpWorker implements WorkerMain
         }
 
         $stopping = false;
-        $stop = static function () use (&$stopping, $server, $system, $context): void {
+        $onStopping = $this->onStopping;
+        $stop = static function (int $signal = 0) use (&$stopping, $server, $system, $context, $onStopping, $loop): void {
             if ($stopping) {
                 return;
             }
             $stopping = true;
-            $context->handOff();
-            $server->stop($context->options->stopTimeout, self::IDLE_GRACE)->onSettle(static function () use ($system, $context): void {
-                $system->shutdown($context->options->actorStopTimeout);
+            if ($onStopping !== null) {
+                $onStopping($signal);
+            }
+            // The actors stop once the requests in flight are answered and, in a reload, the ones
+            // handed off have stopped after their queued messages (or the actors' time is up).
+            $handedOff = $context->handOff();
+            $server->stop($context->options->stopTimeout, self::IDLE_GRACE)->onSettle(static function () use ($system, $context, $handedOff, $loop): void {
+                $deadline = $loop->now() + $context->options->actorStopTimeout;
+                if ($handedOff === null || $handedOff->isSettled()) {
+                    $system->shutdown($context->options->actorStopTimeout);
+
+                    return;
+                }
+                $timer = $loop->delay($context->options->actorStopTimeout, static function () use ($system): void {
+                    $system->shutdown(0.0);
+                });
+                $handedOff->onSettle(static function () use ($system, $loop, $timer, $deadline): void {
+                    $loop->cancel($timer);
+                    $system->shutdown(max(0.0, $deadline - $loop->now()));
+                });
             });
         };
         $watchers = [$loop->onSignal(\SIGTERM, $stop), $loop->onSignal(\SIGINT, $stop)];

@@ -6,10 +6,9 @@ namespace Nexus\Worker;
 
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\Event\DeadLetterReason;
-use Nexus\Actor\Internal\ActorCell;
-use Nexus\Actor\Internal\LocalActorRef;
-use Nexus\Actor\Internal\RemoteWatchable;
 use Nexus\Actor\Message\Traced;
+use Nexus\Actor\Remote\Endpoint;
+use Nexus\Actor\Remote\RemoteWatchable;
 use Nexus\Actor\ReplyAddress;
 use Nexus\Runtime\Future;
 use Nexus\Worker\Internal\Mesh;
@@ -42,18 +41,11 @@ final class RemoteActorRef implements RemoteWatchable, ReplyAddress
 
     public function tell(mixed $message, ?ActorRef $sender = null): void
     {
-        $scheduler = $this->mesh->system->scheduler;
-        if ($sender === null) {
-            $current = $scheduler->current;
-            if ($current instanceof ActorCell) {
-                $sender = $current->ref;
-            }
-        }
         // A reply to an asker (a /temp address) is never wrapped: the ask's future gets the message.
-        if ($scheduler->trace !== null && !str_starts_with($this->path, ReplyAddresses::PREFIX)) {
-            $message = new Traced($message, $scheduler->trace);
+        if ($this->mesh->system->scheduler->trace !== null && !str_starts_with($this->path, ReplyAddresses::PREFIX)) {
+            $message = new Traced($message, $this->mesh->system->scheduler->trace);
         }
-        $this->mesh->send($this->worker, $this->path, $message, $sender);
+        $this->mesh->send($this->worker, $this->path, $message, $sender ?? $this->mesh->system->currentActor());
     }
 
     public function ask(mixed $message, float $timeout = 5.0): Future
@@ -66,7 +58,7 @@ final class RemoteActorRef implements RemoteWatchable, ReplyAddress
     public function undeliverable(DeadLetterReason $reason, string $recipient): void
     {
         if (str_starts_with($this->path, ReplyAddresses::PREFIX) && $reason !== DeadLetterReason::LateAskReply && $reason !== DeadLetterReason::NoSender) {
-            $this->mesh->notifyAsker($this, $reason, "{$recipient} on worker {$this->mesh->id}: {$reason->value}");
+            $this->mesh->notifyAsker($this, $reason, "{$recipient} on " . Slots::describe($this->mesh->id) . ": {$reason->value}");
         }
     }
 
@@ -80,12 +72,12 @@ final class RemoteActorRef implements RemoteWatchable, ReplyAddress
         return $this->worker . ':' . $this->path;
     }
 
-    public function watchFrom(LocalActorRef $watcher): void
+    public function watchFrom(Endpoint $watcher): void
     {
         $this->mesh->watch($this, $watcher);
     }
 
-    public function unwatchFrom(LocalActorRef $watcher): void
+    public function unwatchFrom(Endpoint $watcher): void
     {
         $this->mesh->unwatch($this, $watcher);
     }

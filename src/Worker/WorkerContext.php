@@ -5,17 +5,23 @@ declare(strict_types=1);
 namespace Nexus\Worker;
 
 use Nexus\Actor\ActorSystem;
+use Nexus\Cluster\View;
 use Nexus\Io\Listener;
 use Nexus\Io\ListenOptions;
+use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Codec\Codecs;
 use Nexus\Worker\Codec\MessageClasses;
+use Nexus\Worker\Internal\ControlChannel;
 use Nexus\Worker\Internal\Mesh;
+use Nexus\Worker\Internal\Placements;
 use Psr\Log\LoggerInterface;
 
 /**
  * What a worker process gets from the master: its slot, the pool's secret and runtime
- * directory, its inherited HTTP socket, and the channel to report back on.
+ * directory, its inherited HTTP socket, and the channel to report back on. A process that serves
+ * alone (`nexus serve --workers=1`) runs the same WorkerMain with a standalone() context: no
+ * master, no links, every actor local.
  */
 final class WorkerContext
 {
@@ -25,10 +31,13 @@ final class WorkerContext
     private bool $readySent = false;
     private bool $recycleSent = false;
     private ?Mesh $mesh = null;
+    private ?ControlChannel $channel = null;
 
     /**
      * @param resource|null $httpSocket a listening socket (SO_REUSEPORT) inherited from the master
-     * @param resource      $control    this worker's end of its channel to the master
+     * @param resource|null $control    this worker's end of its channel to the master (null: none)
+     * @param int           $node       this node's number in a cluster (0: none; see Slots)
+     * @param resource|null $nodeSocket where this worker accepts links from other nodes (TCP)
      *
      * @internal made by WorkerPool
      */
@@ -38,17 +47,41 @@ final class WorkerContext
         public readonly int $generation,
         public readonly PoolOptions $options,
         private readonly string $runtimeDir,
+        #[\SensitiveParameter]
         private readonly string $secret,
         private readonly mixed $httpSocket,
         private readonly mixed $control,
+        public readonly int $node = 0,
+        private readonly mixed $nodeSocket = null,
     ) {}
 
     /**
+     * A process that serves by itself, without a master: a pool of one, listening on $httpSocket.
+     *
+     * @param resource|null $httpSocket a listening socket
+     */
+    public static function standalone(PoolOptions $options, mixed $httpSocket): self
+    {
+        return new self(0, 1, 1, $options, '', '', $httpSocket, null);
+    }
+
+    /**
+     * Whether this process serves alone, without a master.
+     */
+    public function isStandalone(): bool
+    {
+        return $this->control === null;
+    }
+
+    /**
      * Starts this worker's end of the links between workers and returns the pool as the
-     * application sees it.
+     * application sees it (a pool of one for a standalone process).
      */
     public function join(ActorSystem $system): Workers
     {
+        if ($this->control === null) {
+            return Workers::single($system);
+        }
         $system->loop->spinBeforeBlocking($this->options->spin, self::SPIN_WINDOW);
         $classes = new MessageClasses();
         $mesh = new Mesh(
@@ -61,8 +94,29 @@ final class WorkerContext
             Codecs::best($classes),
             $this->options->undeliveredTimeout,
             $this->generation,
+            $this->node,
         );
         $mesh->start();
+        $channel = $this->channel($system->loop);
+        if ($this->node > 0 && $channel !== null) {
+            $placements = $mesh->placements = new Placements($mesh, $this->report(...));
+            $channel->onLine(static function (string $line) use ($placements, $system): void {
+                if (str_starts_with($line, 'view ')) {
+                    $view = View::decode(substr($line, 5));
+                    if ($view === null) {
+                        $system->logger->error('The master sent a view this worker cannot read; ignored.');
+
+                        return;
+                    }
+                    $placements->apply($view);
+                } elseif (str_starts_with($line, 'fence ')) {
+                    $placements->fence(substr($line, 6));
+                }
+            });
+        }
+        if ($this->nodeSocket !== null) {
+            $mesh->listenForNodes(Listener::fromSocket($system->loop, $this->nodeSocket, new ListenOptions(tcpNoDelay: true), $system->logger));
+        }
         $system->whenTerminated()->onSettle(static function () use ($mesh): void {
             $mesh->stop();
         });
@@ -73,13 +127,23 @@ final class WorkerContext
 
     /**
      * Call first when this worker is asked to stop: during a reload (a new worker has taken this
-     * slot), its named actors and entities stop, each after the message in hand, and pass with
-     * what they still had queued to the new worker, which starts them only then. Does nothing
-     * when the pool is stopping or join() was not called.
+     * slot), its named actors and entities stop, each after the messages queued before and its
+     * write in flight, and pass with what they still had queued to the new worker, which starts
+     * them only then. The future settles once they have all stopped (null: nothing to wait for,
+     * the pool is stopping or join() was not called): shut the actor system down only then, so
+     * that none is stopped hard in the middle of a write.
+     *
+     * @return Future<null>|null
      */
-    public function handOff(): void
+    public function handOff(): ?Future
     {
-        $this->mesh?->handOff();
+        $mesh = $this->mesh;
+        if ($mesh === null) {
+            return null;
+        }
+        $mesh->handOff();
+
+        return $mesh->handOff->completed();
     }
 
     /**
@@ -105,7 +169,7 @@ final class WorkerContext
      */
     public function ready(): void
     {
-        if (!$this->readySent) {
+        if (!$this->readySent && $this->control !== null) {
             $this->readySent = true;
             $this->report('ready');
         }
@@ -117,7 +181,7 @@ final class WorkerContext
      */
     public function recycle(string $reason): void
     {
-        if (!$this->recycleSent) {
+        if (!$this->recycleSent && $this->control !== null) {
             $this->recycleSent = true;
             $this->report('recycle ' . str_replace("\n", ' ', $reason));
         }
@@ -131,22 +195,22 @@ final class WorkerContext
      */
     public function watchMaster(Loop $loop, \Closure $onGone): void
     {
-        $control = $this->control;
-        $watcher = null;
-        $watcher = $loop->onReadable($control, static function () use ($control, $loop, &$watcher, $onGone): void {
-            $bytes = @fread($control, 512);
-            if ($bytes === '' || $bytes === false) {
-                if (\is_int($watcher)) {
-                    $loop->cancel($watcher);
-                }
-                $onGone();
-            }
-        });
-        $loop->unreference($watcher);
+        $this->channel($loop)?->onGone($onGone);
+    }
+
+    private function channel(Loop $loop): ?ControlChannel
+    {
+        if ($this->control === null) {
+            return null; // no master to outlive or hear from
+        }
+
+        return $this->channel ??= new ControlChannel($loop, $this->control);
     }
 
     private function report(string $line): void
     {
-        @fwrite($this->control, $line . "\n");
+        if ($this->control !== null) {
+            @fwrite($this->control, str_replace("\n", ' ', $line) . "\n");
+        }
     }
 }

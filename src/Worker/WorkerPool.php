@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Worker;
 
+use Nexus\Cluster\ClusterNode;
 use Nexus\Log\StderrLogger;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Exception\PoolStartException;
@@ -24,6 +25,12 @@ use Psr\Log\LoggerInterface;
  * so the kernel spreads connections over them. A worker accepts on its slot's socket, inherited
  * through fork(); as the master keeps every socket open, connections that arrive while a slot's
  * worker is being replaced wait in that socket's backlog instead of being refused.
+ *
+ * In a cluster ($cluster) the master is also the node: it joins before it forks (its workers'
+ * slots carry the node's number), passes every view to its workers and their answers back, and on
+ * SIGTERM hands the node's entities off before it stops the workers, then leaves. A node that had
+ * to stop hosting (fenced) and joined again as a new incarnation replaces its workers, one slot at
+ * a time as in a reload.
  */
 final class WorkerPool
 {
@@ -50,21 +57,27 @@ final class WorkerPool
     private array $replaceQueue = [];
     private ?int $replacing = null;
     private bool $stopping = false;
+    /** This node's number in a cluster (0: none); a rejoin changes it. */
+    private int $node = 0;
 
     public function __construct(
         private readonly WorkerMain $main,
         private readonly PoolOptions $options = new PoolOptions(),
         ?LoggerInterface $logger = null,
+        private readonly ?ClusterNode $cluster = null,
     ) {
-        $this->loop = new Loop();
+        $this->loop = $cluster->loop ?? new Loop();
         $this->logger = $logger ?? new StderrLogger();
         $this->count = $options->workerCount();
     }
 
     /**
-     * Opens the sockets and runtime directory; after this, address() tells where HTTP is served.
+     * Opens the sockets and runtime directory (and joins the cluster, for a node of one); after
+     * this, address() tells where HTTP is served.
      *
      * @throws PoolStartException
+     * @throws \Nexus\Cluster\Exception\ClusterException when the node cannot join (etcd unreachable, another store)
+     * @throws \Nexus\Persistence\Exception\PersistenceException when the node's store cannot be read
      */
     public function open(): void
     {
@@ -97,6 +110,39 @@ final class WorkerPool
                 }
             }
         }
+        $cluster = $this->cluster;
+        if ($cluster !== null) {
+            $cluster->open($this->count);
+            $this->node = $cluster->join();
+            $this->secret = $cluster->secret();
+            $cluster->connect($this->broadcast(...), function (int $node): void {
+                $this->node = $node;
+                $this->logger->info('The node joined the cluster again as incarnation {node}: replacing its workers.', ['node' => $node]);
+                for ($slot = 0; $slot < $this->count; ++$slot) {
+                    $this->queueReplacement($slot);
+                }
+            });
+        }
+    }
+
+    /**
+     * Sends $line to every worker that runs with node number $node.
+     */
+    private function broadcast(string $line, int $node): void
+    {
+        foreach ($this->processes as $process) {
+            if ($process->node === $node && !$process->retiring) {
+                $this->tell($process, $line);
+            }
+        }
+    }
+
+    private function tell(WorkerProcess $process, string $line): void
+    {
+        // A line is small next to the socket's buffer; blocking for it keeps it whole.
+        stream_set_blocking($process->control, true);
+        @fwrite($process->control, $line . "\n");
+        stream_set_blocking($process->control, false);
     }
 
     /**
@@ -138,6 +184,13 @@ final class WorkerPool
         }
         foreach ($watchers as $watcher) {
             $this->loop->cancel($watcher);
+        }
+        if ($this->cluster !== null) {
+            try {
+                $this->cluster->revoke()->await();
+            } catch (\Throwable $e) {
+                $this->logger->warning('Leaving the cluster failed: {error}', ['error' => $e->getMessage()]);
+            }
         }
         $this->cleanUp();
         $this->logger->info('Worker pool stopped.');
@@ -199,8 +252,15 @@ final class WorkerPool
         }
         fclose($workerEnd);
         stream_set_blocking($masterEnd, false);
-        $process = new WorkerProcess($slot, $generation, $pid, $masterEnd, $this->loop->now());
+        $process = new WorkerProcess($slot, $generation, $pid, $masterEnd, $this->loop->now(), $this->node);
         $this->processes[$pid] = $process;
+        if ($this->cluster !== null) {
+            $this->cluster->workerStarted($slot, $generation, $this->node);
+            $line = $this->cluster->lineFor($this->node);
+            if ($line !== null) {
+                $this->tell($process, $line);
+            }
+        }
         $process->controlWatcher = $this->loop->onReadable($masterEnd, function () use ($process): void {
             $this->readControl($process);
         });
@@ -232,6 +292,10 @@ final class WorkerPool
                 fclose($socket);
             }
         }
+        $nodeSocket = null;
+        if ($this->cluster !== null) {
+            $nodeSocket = $this->cluster->socket($slot);
+        }
         if (\function_exists('cli_set_process_title')) {
             @cli_set_process_title("nexus: worker {$slot}");
         }
@@ -244,6 +308,8 @@ final class WorkerPool
             $this->secret,
             $this->sockets[$slot] ?? null,
             $control,
+            $this->node,
+            $nodeSocket,
         );
         $code = 1;
         try {
@@ -275,6 +341,8 @@ final class WorkerPool
             } elseif (str_starts_with($line, 'recycle')) {
                 $this->logger->info('Worker {slot} (pid {pid}) asks to be recycled: {reason}.', ['slot' => $process->slot, 'pid' => $process->pid, 'reason' => trim(substr($line, 7))]);
                 $this->queueReplacement($process->slot);
+            } elseif ($this->cluster !== null && $process->node === $this->node) {
+                $this->cluster->workerSaid($process->slot, $process->generation, $line);
             }
         }
     }
@@ -356,12 +424,25 @@ final class WorkerPool
         }
         $this->stopping = true;
         $this->replaceQueue = [];
-        $this->logger->info('{signal}: stopping {count} workers gracefully (in-flight requests get {timeout} s).', [
-            'signal' => $signal, 'count' => \count($this->processes), 'timeout' => $this->options->stopTimeout,
-        ]);
-        foreach ($this->processes as $process) {
-            $this->retire($process);
+        $retireAll = function () use ($signal): void {
+            $this->logger->info('{signal}: stopping {count} workers gracefully (in-flight requests get {timeout} s).', [
+                'signal' => $signal, 'count' => \count($this->processes), 'timeout' => $this->options->stopTimeout,
+            ]);
+            foreach ($this->processes as $process) {
+                if (!$process->retiring) {
+                    $this->retire($process);
+                }
+            }
+        };
+        if ($this->cluster === null) {
+            $retireAll();
+
+            return;
         }
+        // The node hands its entities off to the others first; its workers serve meanwhile.
+        $this->cluster->leave()->onSettle(static function () use ($retireAll): void {
+            $retireAll();
+        });
     }
 
     private function reap(): void
@@ -472,6 +553,7 @@ final class WorkerPool
 
     private function cleanUp(): void
     {
+        $this->cluster?->closeSockets();
         foreach ($this->sockets as $socket) {
             @fclose($socket);
         }

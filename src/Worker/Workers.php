@@ -8,18 +8,20 @@ use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Exception\InvalidActorNameException;
-use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Props;
+use Nexus\Actor\Remote\Endpoint;
 use Nexus\Worker\Codec\MessageClasses;
 use Nexus\Worker\Internal\EntityRegion;
 use Nexus\Worker\Internal\Mesh;
 
 /**
  * The worker pool as one worker sees it: which worker this is, and actors that are reachable from
- * every worker.
+ * every worker (of every node, in a cluster).
  *
  * A named actor lives on exactly one worker, chosen by rendezvous hashing of its name, so every
- * worker finds it without a shared table. Declare named actors and entity kinds the same way on
+ * worker finds it without a shared table. In a cluster it is one slot (a worker of a node) of the
+ * cluster's current view, and refs to named actors and entities follow them when the view changes
+ * (PlacedActorRef): an application file runs unchanged on one worker, one machine or many. Declare named actors and entity kinds the same way on
  * every worker (an application file does, as it runs on each); actors spawned with
  * ActorSystem::spawn() stay local to their worker, one per worker, which suits caches and pools.
  *
@@ -52,7 +54,7 @@ final class Workers
      */
     public static function meshed(Mesh $mesh, MessageClasses $classes): self
     {
-        return new self($mesh->system, $mesh->id, $mesh->count, $mesh, $classes);
+        return new self($mesh->system, $mesh->worker, $mesh->count, $mesh, $classes);
     }
 
     /**
@@ -67,13 +69,62 @@ final class Workers
     }
 
     /**
-     * The worker a name belongs to.
-     *
-     * @return int<0, max>
+     * The worker a name belongs to: in a cluster, the slot (see Slots) that owns it under this
+     * node's current view, -1 while this node has none (it has not joined yet, or is fenced).
      */
     public function ownerOf(string $name): int
     {
+        $placements = $this->mesh?->placements;
+        if ($placements !== null) {
+            return $placements->ownerOf($name) ?? -1;
+        }
+
         return $this->count === 1 ? 0 : RendezvousHash::owner($name, max(1, $this->count));
+    }
+
+    /**
+     * Whether this worker is part of a cluster of nodes (nexus serve --cluster).
+     */
+    public function isClustered(): bool
+    {
+        return $this->mesh?->placements !== null;
+    }
+
+    /**
+     * Every slot of the pool (its worker numbers), or of the cluster's current view (the workers
+     * of every node not leaving; empty while this node has none).
+     *
+     * @return list<int>
+     */
+    public function slots(): array
+    {
+        $placements = $this->mesh?->placements;
+        if ($placements !== null) {
+            return $placements->view()->slots ?? [];
+        }
+
+        return range(0, $this->count - 1);
+    }
+
+    /**
+     * The actor at $path on slot $slot (see slots()): the local actor on this worker's own slot
+     * (or null: none lives there), else a reference that delivers there.
+     */
+    public function atSlot(int $slot, string $path): ?ActorRef
+    {
+        if ($slot === $this->slot() || $this->mesh === null) {
+            return $this->system->lookup($path);
+        }
+
+        return $this->mesh->remoteRef($slot, $path);
+    }
+
+    /**
+     * This worker's slot (see Slots): (node << 8) | worker; its worker number outside a cluster.
+     */
+    public function slot(): int
+    {
+        return $this->mesh->id ?? 0;
     }
 
     /**
@@ -84,10 +135,20 @@ final class Workers
     public function named(string $name, Props|Behavior $props): ActorRef
     {
         self::checkName($name);
+        $mesh = $this->mesh;
+        $placements = $mesh?->placements;
+        if ($mesh !== null && $placements !== null) {
+            $ref = new PlacedActorRef($mesh, "/user/{$name}");
+            $this->system->alias("/user/{$name}", $ref);
+            $mesh->handOff->place($name, null);
+            $placements->declareNamed($name, $props);
+
+            return $ref;
+        }
         $owner = $this->ownerOf($name);
         if ($owner === $this->id) {
             $ref = $this->system->spawn($this->mesh?->handOff->gated($props) ?? $props, $name);
-            $this->mesh?->handOff->place($name, $ref instanceof LocalActorRef ? $ref : null);
+            $this->mesh?->handOff->place($name, $ref instanceof Endpoint ? $ref : null);
 
             return $ref;
         }
@@ -103,6 +164,9 @@ final class Workers
     public function ref(string $name): ActorRef
     {
         self::checkName($name);
+        if ($this->mesh?->placements !== null) {
+            return new PlacedActorRef($this->mesh, "/user/{$name}");
+        }
         $owner = $this->ownerOf($name);
         if ($owner === $this->id) {
             return $this->system->lookup("/user/{$name}")
@@ -127,17 +191,24 @@ final class Workers
     {
         self::checkName($kind);
         $mesh = $this->mesh;
+        $placements = $mesh?->placements;
         if ($mesh !== null) {
+            // A cluster's entities start with the revision of the view they were placed under
+            // (their placement epoch); outside one they are only held during a hand-off.
             $inner = $factory;
-            $factory = static fn(string $id): Props|Behavior => $mesh->handOff->gated($inner($id));
+            $factory = $placements !== null
+                ? static fn(string $id): Props|Behavior => $mesh->handOff->gated($placements->placed($inner($id)))
+                : static fn(string $id): Props|Behavior => $mesh->handOff->gated($inner($id));
         }
-        $region = new EntityRegion($this, $kind, $factory, $settings);
+        $region = new EntityRegion($this, $this->system, $kind, $factory, $settings);
         $ref = $this->system->spawn($region->behavior(), $kind);
-        \assert($ref instanceof LocalActorRef);
-        $region->attach($ref);
+        $endpoint = $this->system->endpoint($ref->path());
+        \assert($endpoint !== null);
+        $region->attach($endpoint);
         if ($mesh !== null) {
             $mesh->addKind($ref->path(), $region->local(...));
-            $mesh->handOff->place($kind, $ref);
+            $mesh->handOff->place($kind, $endpoint);
+            $placements?->declareKind($kind);
         }
 
         return new EntityKind($this, $kind, $region);
@@ -174,6 +245,40 @@ final class Workers
         }
 
         return $mesh->remoteRef(Mesh::SUCCESSOR, $path);
+    }
+
+    /**
+     * The ref a cluster gives to the placed actor at $path (/user/<name>, /user/<kind>/<id>).
+     *
+     * @internal used by EntityKind
+     */
+    public function placedRef(string $path): ?ActorRef
+    {
+        return $this->mesh?->placements !== null ? new PlacedActorRef($this->mesh, $path) : null;
+    }
+
+    /**
+     * In a cluster, whether the placed actor at $path (/user/...) belongs to another slot under
+     * this worker's view, or to none (fenced); always false outside a cluster.
+     *
+     * @internal used by the entity regions
+     */
+    public function placedElsewhere(string $path): bool
+    {
+        $placements = $this->mesh?->placements;
+
+        return $placements !== null && $placements->ownerOf(substr($path, 6)) !== $this->slot();
+    }
+
+    /**
+     * In a cluster, whether the placed actor at $path is stopping here because it moved: what it
+     * had queued goes to its new owner ahead of the rest.
+     *
+     * @internal used by the entity regions
+     */
+    public function isMovingAway(string $path): bool
+    {
+        return $this->mesh?->placements?->isMoving($path) ?? false;
     }
 
     /**

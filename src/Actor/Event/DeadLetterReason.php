@@ -33,4 +33,8 @@ enum DeadLetterReason: string
     case LinkCongested = 'link to the worker congested';
     /** Larger, encoded, than a link between workers carries. */
     case TooLarge = 'message too large for a link between workers';
+    /** Sent to a node of the cluster that left it (its lease expired: killed or cut off; or it left) before it confirmed delivery. */
+    case NodeLost = 'node left the cluster';
+    /** For a named actor or entity of a cluster that no node could take: this node has no view of the cluster (fenced: it cannot renew its lease), the views of the nodes disagreed, or its owner did not become ready in time. */
+    case NotPlaced = 'no node could take it';
 }

@@ -33,6 +33,7 @@ use Nexus\Actor\Message\ReceiveTimeout;
 use Nexus\Actor\Message\Terminated;
 use Nexus\Actor\Message\Traced;
 use Nexus\Actor\Props;
+use Nexus\Actor\Remote\RemoteWatchable;
 use Nexus\Actor\ReplyAddress;
 use Nexus\Actor\Signal\PostRestart;
 use Nexus\Actor\Signal\PostStop;
@@ -127,6 +128,22 @@ final class ActorCell implements ActorContext, Runnable
         if ($result !== EnqueueResult::Accepted && !$this->overflow($result, $message, $sender)) {
             return;
         }
+        if (!$this->scheduled) {
+            $this->scheduled = true;
+            $this->system->scheduler->schedule($this);
+        }
+    }
+
+    /**
+     * Stops this actor after the message in hand: $pill goes ahead of what is queued (see
+     * Endpoint::stopAfterCurrent()).
+     */
+    public function stopAfterCurrent(PoisonPill $pill): void
+    {
+        if ($this->status >= self::STOPPING) {
+            return;
+        }
+        $this->mailbox->prepend([[$pill, null]]);
         if (!$this->scheduled) {
             $this->scheduled = true;
             $this->system->scheduler->schedule($this);
@@ -1184,6 +1201,11 @@ final class ActorCell implements ActorContext, Runnable
             $this->extras()->behaviorStack[] = [$this->handler, $this->state, $this->onSignal];
         }
         $this->installBehavior($behavior);
+    }
+
+    public function placementEpoch(): int
+    {
+        return $this->props->placementEpoch;
     }
 
     public function unbecome(): void

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Actor\Internal;
 
 use Nexus\Actor\ActorRef;
+use Nexus\Actor\Remote\RemoteWatchable;
 use Nexus\Actor\TimerScheduler;
 use Nexus\Runtime\Deferred;
 

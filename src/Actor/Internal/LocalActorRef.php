@@ -5,16 +5,22 @@ declare(strict_types=1);
 namespace Nexus\Actor\Internal;
 
 use Nexus\Actor\ActorRef;
+use Nexus\Actor\Behavior;
+use Nexus\Actor\Mailbox\OverflowPolicy;
+use Nexus\Actor\Message\PoisonPill;
 use Nexus\Actor\Message\Traced;
+use Nexus\Actor\Props;
+use Nexus\Actor\Remote\Endpoint;
+use Nexus\Actor\Remote\RemoteWatchable;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 
 /**
- * A reference to an actor in this process.
+ * A reference to an actor in this process; to a transport, its Endpoint.
  *
- * @internal users see ActorRef
+ * @internal users see ActorRef (and transports Endpoint)
  */
-final class LocalActorRef implements ActorRef
+final class LocalActorRef implements Endpoint
 {
     public function __construct(public readonly ActorCell $cell) {}
 
@@ -50,6 +56,86 @@ final class LocalActorRef implements ActorRef
         $this->cell->deliver($trace === null ? $message : new Traced($message, $trace), $responder);
 
         return $deferred->future();
+    }
+
+    public function deliver(mixed $message, ?ActorRef $sender): void
+    {
+        $this->cell->deliver($message, $sender);
+    }
+
+    public function isTerminated(): bool
+    {
+        return $this->cell->status === ActorCell::TERMINATED;
+    }
+
+    public function isStopping(): bool
+    {
+        return $this->cell->status >= ActorCell::STOPPING;
+    }
+
+    public function queued(): int
+    {
+        return $this->cell->mailbox->count();
+    }
+
+    public function deliveryLimit(): ?int
+    {
+        $mailbox = $this->cell->mailbox;
+        if ($mailbox->capacity === \PHP_INT_MAX) {
+            return null;
+        }
+
+        return $mailbox->overflow === OverflowPolicy::Backpressure ? $mailbox->capacity : \PHP_INT_MAX;
+    }
+
+    public function isIdle(): bool
+    {
+        $cell = $this->cell;
+
+        return $cell->status === ActorCell::RUNNING && $cell->mailbox->isEmpty() && $cell->extras?->holdPoisonPill !== true;
+    }
+
+    public function lastActivity(): float
+    {
+        return $this->cell->extras->lastActivity ?? 0.0;
+    }
+
+    public function watch(ActorRef $target): void
+    {
+        $this->cell->watch($target);
+    }
+
+    public function child(string $name): ?Endpoint
+    {
+        return ($this->cell->children[$name] ?? null)?->ref;
+    }
+
+    public function children(): array
+    {
+        $refs = [];
+        foreach ($this->cell->children as $child) {
+            $refs[] = $child->ref;
+        }
+
+        return $refs;
+    }
+
+    public function spawnChild(Props|Behavior $props, string $name): Endpoint
+    {
+        $ref = $this->cell->spawn($props, $name);
+        \assert($ref instanceof self);
+
+        return $ref;
+    }
+
+    public function stopAfterCurrent(PoisonPill $pill): void
+    {
+        $this->cell->stopAfterCurrent($pill);
+    }
+
+    public function remoteTerminated(RemoteWatchable $dead): void
+    {
+        $this->cell->deliver(new RemoteDeathNotice($dead), $dead);
     }
 
     public function __toString(): string

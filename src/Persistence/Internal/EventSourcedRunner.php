@@ -23,7 +23,8 @@ use Nexus\Runtime\Future;
  * One incarnation of an event-sourced actor (see EventSourcedBehavior): recovery from a snapshot
  * and the events after it, page by page; commands, their events and the snapshots they trigger.
  *
- * The writer epoch of an incarnation is one above the epoch of the last event it recovered, so
+ * The writer epoch of an incarnation is one above the epoch of the last event it recovered, and at
+ * least the revision of the cluster view it was placed under (ActorContext::placementEpoch()), so
  * the journal refuses an older incarnation's write once a newer one has written.
  *
  * @internal
@@ -298,7 +299,7 @@ final class EventSourcedRunner extends PersistentRunner
             return;
         }
         if ($this->replayed > 0) {
-            $this->epoch = $this->lastEpoch + 1;
+            $this->epoch = max($this->lastEpoch + 1, $this->ctx->placementEpoch());
             $this->recovered($this->sequenceNr);
 
             return;
@@ -321,7 +322,7 @@ final class EventSourcedRunner extends PersistentRunner
 
                 return;
             }
-            $this->epoch = $head->writerEpoch + 1;
+            $this->epoch = max($head->writerEpoch + 1, $this->ctx->placementEpoch());
             $this->recovered($this->sequenceNr);
         });
     }

@@ -71,6 +71,7 @@ final class MessageClasses
             Internal\RemoteUnwatch::class,
             Internal\RemoteTerminated::class,
             Internal\HandOffComplete::class,
+            Internal\Relayed::class,
             Traced::class, // a message sent from traced work, with its trace context
             TraceContext::class,
         );

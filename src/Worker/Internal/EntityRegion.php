@@ -7,14 +7,15 @@ namespace Nexus\Worker\Internal;
 use Nexus\Actor\Actor;
 use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorRef;
+use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Exception\ActorStoppingException;
-use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Message\Kill;
 use Nexus\Actor\Message\PoisonPill;
 use Nexus\Actor\Message\Terminated;
 use Nexus\Actor\Props;
+use Nexus\Actor\Remote\Endpoint;
 use Nexus\Actor\ReplyAddress;
 use Nexus\Actor\Signal\PostRestart;
 use Nexus\Actor\Signal\PostStop;
@@ -47,7 +48,9 @@ use Nexus\Worker\Workers;
  *    anything sent to it afterwards. Later, a message sent to an old reference goes to the live
  *    incarnation, or starts one.
  *  - While the worker hands its actors off (a reload), no entity starts here: what the region
- *    kept goes to the worker that replaces this one, in order.
+ *    kept goes to the worker that replaces this one, in order. In a cluster, once a view moved
+ *    an entity to another slot, what reaches it here goes there (Placements passes on what it
+ *    had queued when it stopped, ahead of the rest).
  *  - An entity started MAX_QUICK_RESTARTS times within QUICK_RESTART_WINDOW seconds for messages
  *    waiting on it (one that stops as soon as it starts) is not started again for them: they
  *    become dead letters, with a warning.
@@ -63,7 +66,7 @@ final class EntityRegion
     /** The idle timeout of entities that never passivate by time (about 31 years). */
     private const NEVER = 1e9;
 
-    /** @var array<string, LocalActorRef> live incarnations, and stopped ones not yet seen to terminate */
+    /** @var array<string, Endpoint> live incarnations, and stopped ones not yet seen to terminate */
     private array $active = [];
     /** @var array<string, float> the same ids, least recently used first: when each was last seen active */
     private array $recency = [];
@@ -74,7 +77,7 @@ final class EntityRegion
     /** @var array<string, list<float>> when entities were started again for messages kept for them */
     private array $restarts = [];
     private readonly PoisonPill $pill;
-    private ?LocalActorRef $ref = null;
+    private ?Endpoint $ref = null;
     private string $path = '';
     private bool $stopped = false;
 
@@ -83,6 +86,7 @@ final class EntityRegion
      */
     public function __construct(
         private readonly Workers $workers,
+        private readonly ActorSystem $system,
         public readonly string $kind,
         private readonly \Closure $factory,
         public readonly EntitySettings $settings,
@@ -114,11 +118,11 @@ final class EntityRegion
     /**
      * Binds the region to its actor, once spawned.
      */
-    public function attach(LocalActorRef $ref): void
+    public function attach(Endpoint $ref): void
     {
         $this->ref = $ref;
         $this->path = $ref->path();
-        $ref->cell->system->deadLetters->redirectChildrenOf($this->path, $this->redirect(...));
+        $this->system->deadLetters->redirectChildrenOf($this->path, $this->redirect(...));
     }
 
     public function path(): string
@@ -143,14 +147,14 @@ final class EntityRegion
      *
      * @throws EntityLimitException
      */
-    public function local(string $id): ?LocalActorRef
+    public function local(string $id): ?Endpoint
     {
         if ($this->stopped) {
             return null;
         }
         $ref = $this->resolve($id);
 
-        return $ref instanceof LocalActorRef ? $ref : null;
+        return $ref instanceof Endpoint ? $ref : null;
     }
 
     /**
@@ -162,21 +166,19 @@ final class EntityRegion
         return \count($this->active);
     }
 
-    private function start(string $id): LocalActorRef
+    private function start(string $id): Endpoint
     {
         $region = $this->ref ?? throw new \LogicException("The {$this->kind} region is not attached to its actor.");
-        $cell = $region->cell;
         if ($this->stopping()) {
             throw new ActorStoppingException("The {$this->kind} entities of this worker are stopping: {$id} cannot start here.");
         }
         if (\count($this->active) - \count($this->passivating) >= $this->settings->maxActive) {
             $this->makeRoom($id);
         }
-        $ref = $cell->spawn($this->props($id), $id);
-        \assert($ref instanceof LocalActorRef);
-        $cell->watch($ref);
+        $ref = $region->spawnChild($this->props($id), $id);
+        $region->watch($ref);
         $this->active[$id] = $ref;
-        $this->recency[$id] = $cell->system->loop->now();
+        $this->recency[$id] = $this->system->loop->now();
 
         return $ref;
     }
@@ -188,8 +190,7 @@ final class EntityRegion
      */
     private function makeRoom(string $for): void
     {
-        \assert($this->ref !== null);
-        $now = $this->ref->cell->system->loop->now();
+        $now = $this->system->loop->now();
         // The recency order is what the region saw; the entities' own last activity may be newer.
         // An idle entity used since it was last looked at moves to the back (a second chance),
         // and is taken only if no other idle one is found: the least recently used of them.
@@ -202,16 +203,15 @@ final class EntityRegion
             if (++$examined > self::SCAN_LIMIT) {
                 break;
             }
-            $cell = $this->active[$id]->cell;
-            if ($cell->status === $cell::TERMINATED) {
+            $entity = $this->active[$id];
+            if ($entity->isTerminated()) {
                 continue; // stopped by itself: gone once the region sees it
             }
-            $extras = $cell->extras;
-            if ($cell->status !== $cell::RUNNING || !$cell->mailbox->isEmpty() || ($extras !== null && $extras->holdPoisonPill)) {
+            if (!$entity->isIdle()) {
                 $moved[$id] = $now; // busy
                 continue;
             }
-            $last = $extras === null ? 0.0 : $extras->lastActivity;
+            $last = $entity->lastActivity();
             if ($last <= $seen) {
                 $victim = $id;
                 break;
@@ -239,7 +239,7 @@ final class EntityRegion
         }
         unset($this->recency[$victim]);
         $this->passivating[$victim] = true;
-        $this->active[$victim]->cell->deliver($this->pill, null);
+        $this->active[$victim]->deliver($this->pill, null);
     }
 
     /**
@@ -291,6 +291,17 @@ final class EntityRegion
         if ($reason !== DeadLetterReason::RecipientTerminated || $message instanceof PoisonPill || $message instanceof Kill || $this->stopping()) {
             return false;
         }
+        if ($this->workers->placedElsewhere($recipient)) {
+            // A cluster moved the entity to another slot: what it had queued goes there ahead of
+            // the rest (Placements); a message sent later through an old reference follows it.
+            if ($this->workers->isMovingAway($recipient)) {
+                return false;
+            }
+            $placed = $this->workers->placedRef($recipient);
+            $placed?->tell($message, $sender);
+
+            return $placed !== null;
+        }
         $id = substr($recipient, \strlen($this->path) + 1);
         $ref = $this->active[$id] ?? null;
         if ($ref === null) {
@@ -308,7 +319,7 @@ final class EntityRegion
 
             return $this->deliver($ref, $message, $sender);
         }
-        if ($ref->cell->status !== $ref->cell::TERMINATED) {
+        if (!$ref->isTerminated()) {
             return $this->deliver($ref, $message, $sender); // sent to an older incarnation
         }
         if (!isset($this->buffers[$id]) && $this->successor($id) !== null) {
@@ -339,10 +350,10 @@ final class EntityRegion
         if ($buffer === []) {
             return;
         }
-        $successor = $this->successor($id);
+        $successor = $this->successor($id) ?? ($this->workers->placedElsewhere($dead->path()) ? $this->workers->placedRef($dead->path()) : null);
         if ($successor !== null) {
             foreach ($buffer as [$message, $sender]) {
-                $successor->tell($message, $sender);
+                $successor->tell($message, $sender); // a hand-off, or a cluster that moved it
             }
 
             return;
@@ -373,8 +384,7 @@ final class EntityRegion
      */
     private function quickRestarts(string $id): int
     {
-        \assert($this->ref !== null);
-        $now = $this->ref->cell->system->loop->now();
+        $now = $this->system->loop->now();
         if (\count($this->restarts) > 1_024) {
             foreach ($this->restarts as $other => $times) {
                 if ($times[\count($times) - 1] < $now - self::QUICK_RESTART_WINDOW) {
@@ -403,7 +413,7 @@ final class EntityRegion
     {
         $this->stopped = true;
         if ($this->ref !== null) {
-            $this->ref->cell->system->deadLetters->redirectChildrenOf($this->path, null);
+            $this->system->deadLetters->redirectChildrenOf($this->path, null);
         }
         $buffers = $this->buffers;
         $this->buffers = $this->active = $this->recency = $this->passivating = [];
@@ -420,12 +430,12 @@ final class EntityRegion
         }
     }
 
-    private function deliver(LocalActorRef $ref, mixed $message, ?ActorRef $sender): bool
+    private function deliver(Endpoint $ref, mixed $message, ?ActorRef $sender): bool
     {
         try {
-            $ref->cell->deliver($message, $sender);
+            $ref->deliver($message, $sender);
         } catch (\Throwable $e) {
-            $this->warn('A message for {kind} entity {id} could not be delivered: {error}', ['id' => $ref->cell->name(), 'error' => $e->getMessage()]);
+            $this->warn('A message for {kind} entity {id} could not be delivered: {error}', ['id' => substr($ref->path(), \strlen($this->path) + 1), 'error' => $e->getMessage()]);
 
             return false;
         }
@@ -438,8 +448,7 @@ final class EntityRegion
      */
     private function deadLetters(string $id, array $messages): void
     {
-        \assert($this->ref !== null);
-        $deadLetters = $this->ref->cell->system->deadLetters;
+        $deadLetters = $this->system->deadLetters;
         $path = "{$this->path}/{$id}";
         foreach ($messages as [$message, $sender]) {
             if ($sender instanceof ReplyAddress) {
@@ -459,11 +468,11 @@ final class EntityRegion
      */
     private function warn(string $message, array $context): void
     {
-        $this->ref?->cell->system->logger->warning($message, ['kind' => $this->kind, ...$context]);
+        $this->system->logger->warning($message, ['kind' => $this->kind, ...$context]);
     }
 
     private function stopping(): bool
     {
-        return $this->stopped || $this->ref === null || $this->ref->cell->status >= $this->ref->cell::STOPPING;
+        return $this->stopped || $this->ref === null || $this->ref->isStopping();
     }
 }

@@ -8,13 +8,14 @@ use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetterReason;
-use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Message\PoisonPill;
 use Nexus\Actor\Message\Terminated;
 use Nexus\Actor\Props;
+use Nexus\Actor\Remote\Endpoint;
 use Nexus\Actor\Signal\PostStop;
 use Nexus\Actor\Signal\Signal;
 use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Future;
 use Nexus\Worker\Codec\Internal\HandOffComplete;
 
 /**
@@ -61,7 +62,11 @@ final class HandOff
     private array $timers = [];
     private bool $handingOff = false;
     private bool $completeSent = false;
-    /** @var array<string, LocalActorRef> the placed actors this worker stops and hands off */
+    /** The pill that stops the old copies during a hand-off: never passed on to the new ones. */
+    private ?PoisonPill $pill = null;
+    /** @var Deferred<null>|null settles once the old copies have all stopped (old worker) */
+    private ?Deferred $completed = null;
+    /** @var array<string, Endpoint> the placed actors this worker stops and hands off */
     private array $stopping = [];
 
     public function __construct(private readonly Mesh $mesh) {}
@@ -140,6 +145,8 @@ final class HandOff
             $held = $held->withMailbox($props->mailboxCapacity, $props->overflow);
         }
 
+        $held = $held->withPlacementEpoch($props->placementEpoch);
+
         return $props->supervisor === null ? $held : $held->withSupervisor($props->supervisor);
     }
 
@@ -148,7 +155,7 @@ final class HandOff
     /**
      * $name (under /user) is a named actor or an entity kind that lives on this worker.
      */
-    public function place(string $name, ?LocalActorRef $ref): void
+    public function place(string $name, ?Endpoint $ref): void
     {
         $this->placed[$name] = true;
         if ($ref !== null) {
@@ -252,6 +259,19 @@ final class HandOff
     // ---- the old worker ----------------------------------------------------------------------
 
     /**
+     * Takes over what a placed actor stopped for the hand-off still had queued: it goes to the
+     * successor (never the hand-off's own pill). False when no hand-off is under way.
+     */
+    public function redirect(mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): bool
+    {
+        if ($this->pill === null || $message === $this->pill || $reason !== DeadLetterReason::RecipientTerminated || !$this->isPlaced($recipient)) {
+            return false;
+        }
+
+        return $this->forward($recipient, $message, $sender);
+    }
+
+    /**
      * Whether a worker replaces this one now (its slot's socket name points elsewhere).
      */
     public function hasSuccessor(): bool
@@ -268,6 +288,21 @@ final class HandOff
     }
 
     /**
+     * Settles once the placed actors this worker hands off have all stopped (each after the
+     * messages queued before its pill and its write in flight); at once when it hands nothing off.
+     *
+     * @return Future<null>
+     */
+    public function completed(): Future
+    {
+        if (!$this->handingOff || $this->completeSent) {
+            return Future::fulfilled($this->mesh->system->loop, null);
+        }
+
+        return ($this->completed ??= new Deferred($this->mesh->system->loop))->future();
+    }
+
+    /**
      * Starts handing the placed actors off to the successor; does nothing when there is none.
      */
     public function start(): bool
@@ -279,17 +314,10 @@ final class HandOff
         $system = $this->mesh->system;
         // The pill that stops the old copies: never passed on to the new ones (a copy stopped
         // hard, by a shutdown, leaves it among its dead letters).
-        $pill = new PoisonPill();
-        $system->deadLetters->redirectWith(function (mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason) use ($pill): bool {
-            if ($message === $pill || $reason !== DeadLetterReason::RecipientTerminated || !$this->isPlaced($recipient)) {
-                return false;
-            }
-
-            return $this->forward($recipient, $message, $sender);
-        });
+        $pill = $this->pill = new PoisonPill();
         $alive = [];
         foreach ($this->stopping as $name => $ref) {
-            if ($ref->cell->status !== $ref->cell::TERMINATED) {
+            if (!$ref->isTerminated()) {
                 $alive[$name] = $ref;
             }
         }
@@ -304,12 +332,12 @@ final class HandOff
             // PoisonPill: after the messages queued before it, and after a write in flight (a
             // persistent actor holds the pill until its write is stored). A parent goes once
             // its children are gone, so none of them is stopped in the middle of its work.
-            /** @var array<string, array{LocalActorRef, int}> $parents by path: the ref, children left */
+            /** @var array<string, array{Endpoint, int}> $parents by path: the ref, children left */
             $parents = [];
             /** @var array<string, string> $parentOf parent paths by child path */
             $parentOf = [];
             foreach ($alive as $ref) {
-                $children = $ref->cell->children();
+                $children = $ref->children();
                 $parents[$ref->path()] = [$ref, \count($children)];
                 foreach ($children as $child) {
                     $parentOf[$child->path()] = $ref->path();
@@ -401,6 +429,7 @@ final class HandOff
             return;
         }
         $this->completeSent = true;
+        $this->completed?->tryResolve(null);
         foreach ($this->stopping as $name => $_) {
             $this->mesh->system->alias("/user/{$name}", $this->mesh->remoteRef(Mesh::SUCCESSOR, "/user/{$name}"));
         }

@@ -6,32 +6,39 @@ namespace Nexus\Worker\Internal;
 
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
-use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Exception\AskTimeoutException;
-use Nexus\Actor\Internal\ActorCell;
-use Nexus\Actor\Internal\LocalActorRef;
-use Nexus\Actor\Internal\RemoteDeathNotice;
-use Nexus\Actor\Mailbox\OverflowPolicy;
 use Nexus\Actor\Message\Traced;
-use Nexus\Actor\Props;
+use Nexus\Actor\Remote\Endpoint;
+use Nexus\Cluster\View;
 use Nexus\Io\Connection;
+use Nexus\Io\Exception\ConnectException;
 use Nexus\Io\Listener;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Exception\TimeoutException;
 use Nexus\Runtime\Future;
+use Nexus\Runtime\Loop;
 use Nexus\Worker\Codec\Internal\HandOffComplete;
+use Nexus\Worker\Codec\Internal\MeshControl;
+use Nexus\Worker\Codec\Internal\Relayed;
 use Nexus\Worker\Codec\Internal\RemoteAskFailed;
 use Nexus\Worker\Codec\Internal\RemoteTerminated;
 use Nexus\Worker\Codec\Internal\RemoteUnwatch;
 use Nexus\Worker\Codec\Internal\RemoteWatch;
 use Nexus\Worker\Codec\MessageClasses;
 use Nexus\Worker\Codec\MessageCodec;
+use Nexus\Worker\Exception\FrameException;
 use Nexus\Worker\Exception\MessageTooLargeException;
 use Nexus\Worker\RemoteActorRef;
+use Nexus\Worker\Slots;
 use Nexus\Worker\Transport\Handshake;
 use Nexus\Worker\Transport\InboundLink;
+use Nexus\Worker\Transport\LinkHost;
 use Nexus\Worker\Transport\PeerLink;
+use Nexus\Worker\Transport\TcpTransport;
+use Nexus\Worker\Transport\Transport;
+use Nexus\Worker\Transport\UnixTransport;
+use Psr\Log\LoggerInterface;
 
 /**
  * This worker's end of the pool's all-to-all links: it sends messages to actors on other workers
@@ -42,6 +49,11 @@ use Nexus\Worker\Transport\PeerLink;
  * to a remote ask come back to a /temp/g<generation>.<n> address that lives only in this mesh
  * (ReplyAddresses).
  *
+ * The mesh is the links' host (LinkHost) and delegates each concern to its own class: the reply
+ * registry (ReplyAddresses), watches of remote actors (RemoteWatches), entity resolution
+ * (LocalRecipients), dead letters (Undelivered), the reload hand-off (HandOff). The links see only
+ * LinkHost; local actors are reached through the actor layer's Endpoint.
+ *
  * Delivery is at most once, in order per sender and receiver (docs/architecture.md, "Delivery
  * guarantees"). Every message that cannot be delivered becomes a dead letter with its own reason,
  * one at a time: a bad message never sinks the batch it came in, and an ask among them fails at
@@ -49,7 +61,7 @@ use Nexus\Worker\Transport\PeerLink;
  *
  * @internal
  */
-final class Mesh
+final class Mesh implements LinkHost
 {
     /** The largest message (estimated encoded size) one tell() may send to another worker. */
     public const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
@@ -63,18 +75,29 @@ final class Mesh
     public const DRAIN_TIMEOUT = 2.0;
     /** Refs to remote actors kept for reuse at most (the cache is emptied when full). */
     private const REMOTE_REF_CACHE = 4_096;
-    /** Local actors found by path kept at most (the cache is emptied when full). */
-    private const LOCAL_REF_CACHE = 10_000;
+    /** Seconds a link gets to connect before it tries again. */
+    private const CONNECT_TIMEOUT = 1.0;
+    /** Seconds between checks of the links to other nodes for acknowledgements overdue. */
+    private const ACK_CHECK_EVERY = 1.0;
 
     /** @var array<int, PeerLink> */
     private array $peers = [];
-    /** @var array<string, LocalActorRef> */
-    private array $localRefs = [];
     /** @var array<string, RemoteActorRef> */
     private array $remoteRefs = [];
-    /** @var array<string, \Closure(string): ?LocalActorRef> the entity of an id (started if need be), by region path */
-    private array $kinds = [];
+    private readonly LocalRecipients $recipients;
+    private readonly Transport $unix;
+    private readonly Transport $tcp;
     private ?Listener $listener = null;
+    /** @var list<Listener> listeners for links from other nodes (TCP) */
+    private array $remoteListeners = [];
+    /** @var array<int, string> where the slots of other nodes listen (tcp://host:port), by slot */
+    private array $remoteAddresses = [];
+    /** This worker's slot: (node << 8) | worker, the number it proves in a handshake. */
+    public readonly int $id;
+    /** Where the named actors and entities of a cluster live (null: a pool on one machine). */
+    public ?Placements $placements = null;
+    /** @var array<int, true> nodes that left the cluster: messages for them are dead letters at once */
+    private array $departed = [];
     /** @var array<int, InboundLink> */
     private array $inbound = [];
     private string $ownSocket = '';
@@ -88,9 +111,13 @@ final class Mesh
     /** @var \Closure(mixed): ?\Throwable */
     private readonly \Closure $replyFailure;
 
+    /**
+     * @param int $worker this worker's number on its node (0 to count-1)
+     * @param int $node   this node's number in a cluster (0: a pool without one, see Slots)
+     */
     public function __construct(
         public readonly ActorSystem $system,
-        public readonly int $id,
+        public readonly int $worker,
         public readonly int $count,
         private readonly string $runtimeDir,
         #[\SensitiveParameter]
@@ -99,9 +126,14 @@ final class Mesh
         public readonly MessageCodec $codec,
         public readonly float $undeliveredTimeout,
         public readonly int $generation = 1,
+        public readonly int $node = 0,
     ) {
-        $this->replies = new ReplyAddresses($system->loop, $system->deadLetters, $id, $generation);
+        $this->id = Slots::id($node, $worker);
+        $this->replies = new ReplyAddresses($system->loop, $system->deadLetters, $this->id, $generation);
         $this->watches = new RemoteWatches();
+        $this->recipients = new LocalRecipients($system);
+        $this->unix = new UnixTransport();
+        $this->tcp = new TcpTransport();
         $this->handOff = new HandOff($this);
         $this->handshake = new Handshake($secret);
         $this->undelivered = new Undelivered($this, $this->replies);
@@ -116,19 +148,16 @@ final class Mesh
      */
     public function start(): void
     {
-        $this->ownSocket = \sprintf('%s/worker-%d-%d-%d.sock', $this->runtimeDir, $this->id, getmypid(), $this->generation);
+        $this->ownSocket = \sprintf('%s/worker-%d-%d-%d.sock', $this->runtimeDir, $this->worker, getmypid(), $this->generation);
         @unlink($this->ownSocket);
-        $this->listener = Listener::listen($this->system->loop, 'unix://' . $this->ownSocket);
+        $this->listener = $this->unix->listen($this->system->loop, 'unix://' . $this->ownSocket, $this->system->logger);
         $this->system->spawnSystemActor(WatchRelay::behavior($this->system), WatchRelay::NAME);
-        $this->listener->onConnection(function (Connection $connection): void {
-            $key = spl_object_id($connection);
-            $this->inbound[$key] = new InboundLink($connection, $this, $this->system->logger);
-            $connection->onClose(function () use ($key): void {
-                unset($this->inbound[$key]);
-                $this->checkDrained();
-            });
+        $this->system->deadLetters->redirectWith(function (mixed $message, ?ActorRef $sender, string $recipient, DeadLetterReason $reason): bool {
+            return ($this->placements?->redirect($message, $sender, $recipient, $reason) ?? false)
+                || $this->handOff->redirect($message, $sender, $recipient, $reason);
         });
-        $link = \sprintf('%s/worker-%d.sock', $this->runtimeDir, $this->id);
+        $this->listener->onConnection($this->accept(...));
+        $link = \sprintf('%s/worker-%d.sock', $this->runtimeDir, $this->worker);
         $previous = @readlink($link);
         if (\is_string($previous) && $previous !== $this->ownSocket
             && preg_match('#/worker-\d+-(\d+)-\d+\.sock$#', $previous, $match) === 1
@@ -140,6 +169,106 @@ final class Mesh
         if (!@symlink($this->ownSocket, $temporary) || !@rename($temporary, $link)) {
             throw new \RuntimeException("Could not publish this worker's socket as {$link}: is {$this->runtimeDir} writable?");
         }
+    }
+
+    /**
+     * Accepts links from the slots of other nodes on $listener (TCP) too: the same handshake,
+     * frames and bounds as between the workers of this machine.
+     */
+    public function listenForNodes(Listener $listener): void
+    {
+        $this->remoteListeners[] = $listener;
+        $listener->onConnection($this->accept(...));
+        if (\count($this->remoteListeners) === 1) {
+            $loop = $this->system->loop;
+            $loop->unreference($loop->repeat(self::ACK_CHECK_EVERY, $this->checkNodeLinks(...)));
+        }
+    }
+
+    /**
+     * Seconds a link to another node may go without an acknowledgement while batches wait for
+     * one before it is closed (see PeerLink::expireUnacknowledged()): longer than a receiver may
+     * hold a batch for a full mailbox (undeliveredTimeout), so only a link that stopped is.
+     */
+    public function nodeAckTimeout(): float
+    {
+        return max(10.0, 2 * $this->undeliveredTimeout + 2.0);
+    }
+
+    private function checkNodeLinks(): void
+    {
+        foreach ($this->peers as $slot => $peer) {
+            if ($slot >= 0 && !$this->isLocal($slot)) {
+                $peer->expireUnacknowledged($this->nodeAckTimeout());
+            }
+        }
+    }
+
+    /**
+     * Where the slots of other nodes listen (tcp://host:port by slot): the cluster's view.
+     *
+     * @param array<int, string> $addresses
+     */
+    public function setRemoteAddresses(array $addresses): void
+    {
+        $this->remoteAddresses = $addresses;
+    }
+
+    /**
+     * Whether $slot is one of this node's workers (or the other process of this slot in a reload).
+     */
+    public function isLocal(int $slot): bool
+    {
+        return $slot < 0 || Slots::node($slot) === $this->node;
+    }
+
+    /**
+     * The cluster's view changed: links go to where slots listen now, and the links to the slots
+     * of nodes that left are given up (what was sent there unconfirmed, or waits for them, is a
+     * dead letter: NodeLost).
+     */
+    public function viewChanged(View $view, ?View $previous): void
+    {
+        $this->remoteAddresses = $view->addresses();
+        foreach ($previous->members ?? [] as $member) {
+            if ($member->incarnation !== $this->node && $view->member($member->incarnation) === null) {
+                if (\count($this->departed) >= 1_024) {
+                    $this->departed = [];
+                }
+                $this->departed[$member->incarnation] = true;
+            }
+        }
+        foreach ($this->peers as $slot => $peer) {
+            if ($slot >= 0 && isset($this->departed[Slots::node($slot)])) {
+                unset($this->peers[$slot]);
+                $peer->drop(DeadLetterReason::NodeLost);
+                $this->workerLost($slot);
+            }
+        }
+        foreach ($this->inbound as $link) {
+            $peer = $link->peer();
+            if ($peer !== null && $peer >= 0 && isset($this->departed[Slots::node($peer)])) {
+                $link->close();
+            }
+        }
+    }
+
+    /**
+     * Whether nothing sent to $slot waits or is unconfirmed.
+     */
+    public function isIdleTowards(int $slot): bool
+    {
+        return !isset($this->peers[$slot]) || $this->peers[$slot]->isIdle();
+    }
+
+    private function accept(Connection $connection): void
+    {
+        $key = spl_object_id($connection);
+        $this->inbound[$key] = new InboundLink($connection, $this, $this->system->logger);
+        $connection->onClose(function () use ($key): void {
+            unset($this->inbound[$key]);
+            $this->checkDrained();
+        });
     }
 
     /**
@@ -211,6 +340,10 @@ final class Mesh
     {
         $this->listener?->close();
         $this->listener = null;
+        foreach ($this->remoteListeners as $listener) {
+            $listener->close();
+        }
+        $this->remoteListeners = [];
         foreach ($this->peers as $peer) {
             $peer->abort();
         }
@@ -224,6 +357,38 @@ final class Mesh
         $this->drained?->tryResolve(null);
     }
 
+    // ---- LinkHost: what the links know of this worker ----------------------------------------
+
+    public function loop(): Loop
+    {
+        return $this->system->loop;
+    }
+
+    public function logger(): LoggerInterface
+    {
+        return $this->system->logger;
+    }
+
+    public function codec(): MessageCodec
+    {
+        return $this->codec;
+    }
+
+    public function handshake(): Handshake
+    {
+        return $this->handshake;
+    }
+
+    public function undeliveredTimeout(): float
+    {
+        return $this->undeliveredTimeout;
+    }
+
+    public function localId(): int
+    {
+        return $this->id;
+    }
+
     /**
      * The identity this worker proves in a link's handshake, as the client ($role) or the server.
      */
@@ -232,24 +397,75 @@ final class Mesh
         return $role === null ? "worker:{$this->id}" : "{$role}:{$this->id}";
     }
 
+    public function dial(int $peer, int $writeHighWaterMark): Future
+    {
+        if ($this->isLocal($peer)) {
+            return $this->unix->connect($this->system->loop, $this->socketAddress($peer), self::CONNECT_TIMEOUT, $writeHighWaterMark);
+        }
+        $address = $this->remoteAddresses[$peer] ?? null;
+        if ($address === null) {
+            return Future::rejected($this->system->loop, new ConnectException(Slots::describe($peer) . ' is not in the cluster this worker knows of.'));
+        }
+
+        return $this->tcp->connect($this->system->loop, $address, self::CONNECT_TIMEOUT, $writeHighWaterMark);
+    }
+
+    public function accepts(int $peer, int $serverId): bool
+    {
+        return $peer < 0 ? Slots::worker($serverId) === $this->worker : $serverId === $peer;
+    }
+
+    /**
+     * A worker the master started may link here: a worker number from 0 to count-1 of this node
+     * other than this one's, or this slot's own number for the worker this one replaces or is
+     * replaced by; in a cluster also any slot of another node (it proved the cluster secret).
+     */
+    public function admit(string $role, int $id): int
+    {
+        $local = Slots::node($id) === $this->node;
+        $alias = match ($role) {
+            'peer' => $id >= 0 && ($local ? Slots::worker($id) < $this->count && $id !== $this->id : $this->node > 0) ? -1 : null,
+            // The other process of this slot in a reload (on this machine: the runtime directory
+            // is private); after a rejoin it may still have the node's previous number.
+            'predecessor' => Slots::worker($id) === $this->worker && $this->handOff->expectsPredecessor() ? self::PREDECESSOR : null,
+            'successor' => Slots::worker($id) === $this->worker && $this->handOff->isHandingOff() ? self::SUCCESSOR : null,
+            default => null,
+        };
+
+        return $alias ?? throw new FrameException("it claims to be {$role} {$id}, which is no worker the master started for this pool of {$this->count}");
+    }
+
+    public function linkClosed(): void
+    {
+        $this->checkDrained();
+    }
+
+    public function peerLost(int $peer): void
+    {
+        $this->workerLost($peer);
+    }
+
+    // ---- sending ------------------------------------------------------------------------------
+
+    /**
+     * The Unix socket of a worker of this node ($worker: a slot of this node, or PREDECESSOR or
+     * SUCCESSOR).
+     */
     public function socketAddress(int $worker): string
     {
         if ($worker === self::PREDECESSOR) {
             return 'unix://' . $this->handOff->predecessorSocket();
         }
 
-        return \sprintf('unix://%s/worker-%d.sock', $this->runtimeDir, $worker === self::SUCCESSOR ? $this->id : $worker);
+        return \sprintf('unix://%s/worker-%d.sock', $this->runtimeDir, $worker === self::SUCCESSOR ? $this->worker : Slots::worker($worker));
     }
 
     /**
-     * @param \Closure(string): (Props|Behavior) $factory
-     */
-    /**
-     * @param \Closure(string): ?LocalActorRef $resolve the entity of that id (started if need be), or null
+     * @param \Closure(string): ?Endpoint $resolve the entity of that id (started if need be), or null
      */
     public function addKind(string $regionPath, \Closure $resolve): void
     {
-        $this->kinds[$regionPath] = $resolve;
+        $this->recipients->addKind($regionPath, $resolve);
     }
 
     public function remoteRef(int $worker, string $path): RemoteActorRef
@@ -299,6 +515,11 @@ final class Mesh
             $size = $classes->check($message);
             $objects = $classes->found;
         }
+        if ($this->departed !== [] && isset($this->departed[Slots::node($worker)]) && $worker >= 0) {
+            $this->undeliverable([[], $path, $message, ...$this->senderAddress($sender)], $worker, DeadLetterReason::NodeLost);
+
+            return;
+        }
         if ($size > self::MAX_MESSAGE_BYTES) {
             throw new MessageTooLargeException(\sprintf(
                 'A %s of about %d bytes is larger than a link between workers carries (%d bytes): send a reference to the data instead, or split it.',
@@ -307,7 +528,7 @@ final class Mesh
                 self::MAX_MESSAGE_BYTES,
             ));
         }
-        $peer = $this->peers[$worker] ??= new PeerLink($this, $worker);
+        $peer = $this->peers[$worker] ?? $this->link($worker);
         if ($peer->full && !$this->waitForLink($peer)) {
             $this->undeliverable([[], $path, $message, ...$this->senderAddress($sender)], $worker, DeadLetterReason::LinkCongested);
 
@@ -315,8 +536,8 @@ final class Mesh
         }
         if ($sender === null) {
             $peer->enqueue($path, $message, -1, '', $size, $objects);
-        } elseif ($sender instanceof LocalActorRef) {
-            $peer->enqueue($path, $message, $this->id, $sender->cell->path, $size, $objects);
+        } elseif ($sender instanceof Endpoint) {
+            $peer->enqueue($path, $message, $this->id, $sender->path(), $size, $objects);
         } elseif ($sender instanceof RemoteActorRef) {
             $peer->enqueue($path, $message, $sender->worker < -1 ? $this->id : $sender->worker, $sender->path(), $size, $objects);
         } else {
@@ -336,7 +557,78 @@ final class Mesh
         $size = $this->classes->check($message);
         $objects = $this->classes->found;
         [$senderWorker, $senderPath] = $this->senderAddress($sender);
-        ($this->peers[$worker] ??= new PeerLink($this, $worker))->enqueue($path, $message, $senderWorker, $senderPath, $size, $objects);
+        ($this->peers[$worker] ?? $this->link($worker))->enqueue($path, $message, $senderWorker, $senderPath, $size, $objects);
+    }
+
+    /**
+     * Passes a message for a placed actor on to the slot that owns it (see Placements::route()).
+     */
+    public function relay(int $owner, string $path, Relayed $message, ?ActorRef $sender): void
+    {
+        try {
+            $this->forward($owner, $path, $message, $sender);
+        } catch (\Throwable $e) {
+            $this->undelivered->failed($path, $message->message, $sender, $e);
+        }
+    }
+
+    /**
+     * Sends $message to the named actor or entity at $path wherever the cluster places it.
+     */
+    public function sendPlaced(string $path, mixed $message, ?ActorRef $sender): void
+    {
+        $owner = $this->placements?->ownerOf(substr($path, 6));
+        if ($owner !== null && $owner !== $this->id) {
+            $this->send($owner, $path, $message, $sender);
+
+            return;
+        }
+        $this->deliverPlaced($path, $message, $sender, 0, false);
+    }
+
+    /**
+     * @return Future<mixed>
+     */
+    public function askPlaced(string $path, mixed $message, float $timeout): Future
+    {
+        /** @var Deferred<mixed> $deferred */
+        $deferred = new Deferred($this->system->loop);
+        $address = $this->replies->forAsk($deferred, $timeout, static fn(): AskTimeoutException => new AskTimeoutException(\sprintf(
+            'No reply from %s within %.3f s to %s.',
+            $path,
+            $timeout,
+            get_debug_type($message instanceof Traced ? $message->message : $message),
+        )));
+        try {
+            $this->sendPlaced($path, $message, $this->remoteRef($this->id, $address));
+        } catch (\Throwable $e) {
+            $this->replies->free($this->replies->idOf($address));
+
+            throw $e;
+        }
+
+        return $deferred->future();
+    }
+
+    /**
+     * Delivers a message for a placed actor that this worker has in hand (from a local sender, or
+     * one that waited), starting the actor when it is ours and may start.
+     */
+    public function deliverPlaced(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff, int $revision = 0): void
+    {
+        try {
+            $this->toPlaced($path, $message, $sender, $hops, $handOff, true, $revision);
+        } catch (\Throwable $e) {
+            $this->undelivered->failed($path, $message, $sender, $e);
+        }
+    }
+
+    /**
+     * A message not delivered here: a dead letter with $reason, and an ask fails at once.
+     */
+    public function refuse(string $path, mixed $message, ?ActorRef $sender, DeadLetterReason $reason, string $detail): void
+    {
+        $this->undelivered->refuse($path, $message, $sender, $reason, $detail);
     }
 
     /**
@@ -351,7 +643,7 @@ final class Mesh
             return;
         }
         [$senderWorker, $senderPath] = $this->senderAddress($sender);
-        ($this->peers[$worker] ??= new PeerLink($this, $worker))->enqueue($path, $message, $senderWorker, $senderPath, 64, MessageClasses::OBJECTS);
+        ($this->peers[$worker] ?? $this->link($worker))->enqueue($path, $message, $senderWorker, $senderPath, 64, MessageClasses::OBJECTS);
     }
 
     /**
@@ -362,9 +654,9 @@ final class Mesh
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->system->loop);
         $address = $this->replies->forAsk($deferred, $timeout, static fn(): AskTimeoutException => new AskTimeoutException(\sprintf(
-            'No reply from %s on worker %d within %.3f s to %s.',
+            'No reply from %s on %s within %.3f s to %s.',
             $path,
-            $worker,
+            Slots::describe($worker),
             $timeout,
             get_debug_type($message instanceof Traced ? $message->message : $message),
         )));
@@ -383,15 +675,15 @@ final class Mesh
      * $watcher watches $target: the relay on $target's worker reports its end; losing that worker
      * ends the watch too (workerLost()).
      */
-    public function watch(RemoteActorRef $target, LocalActorRef $watcher): void
+    public function watch(RemoteActorRef $target, Endpoint $watcher): void
     {
         $this->watches->add($target->worker, $target->path(), $watcher);
         $this->sendControl($target->worker, WatchRelay::PATH, new RemoteWatch($target->path()), $watcher);
     }
 
-    public function unwatch(RemoteActorRef $target, LocalActorRef $watcher): void
+    public function unwatch(RemoteActorRef $target, Endpoint $watcher): void
     {
-        $this->watches->remove($target->worker, $target->path(), $watcher->cell->path);
+        $this->watches->remove($target->worker, $target->path(), $watcher->path());
         $this->sendControl($target->worker, WatchRelay::PATH, new RemoteUnwatch($target->path()), $watcher);
     }
 
@@ -404,7 +696,7 @@ final class Mesh
         foreach ($this->watches->takeAll($worker) as $path => $watchers) {
             $dead = $this->remoteRef($worker, $path);
             foreach ($watchers as $watcher) {
-                $watcher->cell->deliver(new RemoteDeathNotice($dead), $dead);
+                $watcher->remoteTerminated($dead);
             }
         }
     }
@@ -429,7 +721,8 @@ final class Mesh
         $lastWorker = -1;
         $lastPath = '';
         $sender = null;
-        $lastMailbox = null;
+        $lastEndpoint = null;
+        $live = false;
         $limit = \PHP_INT_MAX;
         $handOff = $this->handOff->active() ? $this->handOff : null;
         for ($i = $from; $i + 3 < $count; $i += 4) {
@@ -455,27 +748,27 @@ final class Mesh
                     return $i;
                 }
             }
-            $ref = $this->localRefs[$path] ?? null;
-            if ($ref !== null && $ref->cell->status !== ActorCell::TERMINATED && !$message instanceof RemoteTerminated) {
-                $mailbox = $ref->cell->mailbox;
-                if ($mailbox !== $lastMailbox) {
-                    $lastMailbox = $mailbox;
-                    $limit = $mailbox->capacity === \PHP_INT_MAX
-                        ? self::MAILBOX_HIGH_WATER
-                        : ($mailbox->overflow === OverflowPolicy::Backpressure ? $mailbox->capacity : \PHP_INT_MAX);
-                }
+            $endpoint = $this->recipients->cached($path);
+            if ($endpoint !== null && $endpoint !== $lastEndpoint) {
+                // Delivering only queues (no actor runs meanwhile), so what an endpoint says holds
+                // for the rest of the batch: ask once per run of messages to it.
+                $lastEndpoint = $endpoint;
+                $live = !$endpoint->isTerminated();
+                $limit = $endpoint->deliveryLimit() ?? self::MAILBOX_HIGH_WATER;
+            }
+            if ($endpoint !== null && $live && !$message instanceof MeshControl) {
                 // A full Backpressure mailbox is checked at each message, the soft high-water
                 // mark of an unbounded one at every 16th (it may be passed by 15).
-                if ($limit !== \PHP_INT_MAX && ($limit !== self::MAILBOX_HIGH_WATER || ($i & 63) === 1) && $mailbox->count() >= $limit) {
+                if ($limit !== \PHP_INT_MAX && ($limit !== self::MAILBOX_HIGH_WATER || ($i & 63) === 1) && $endpoint->queued() >= $limit) {
                     if (!$force) {
                         return $i;
                     }
-                    $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::MailboxFull, "the mailbox of {$path} on worker {$this->id} stayed full");
+                    $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::MailboxFull, "the mailbox of {$path} on " . Slots::describe($this->id) . ' stayed full');
 
                     continue;
                 }
                 try {
-                    $ref->cell->deliver($message, $sender);
+                    $endpoint->deliver($message, $sender);
                 } catch (\Throwable $e) {
                     $this->undelivered->failed($path, $message, $sender, $e);
                 }
@@ -483,10 +776,13 @@ final class Mesh
                 continue;
             }
             try {
-                $this->deliver($path, $message, $sender);
+                if (!$this->deliverRouted($path, $message, $sender, $force)) {
+                    return $i;
+                }
             } catch (\Throwable $e) {
-                $this->undelivered->failed($path, $message, $sender, $e);
+                $this->undelivered->failed($path, $message instanceof Relayed ? $message->message : $message, $sender, $e);
             }
+            $lastEndpoint = null; // the delivery may have started an entity
         }
 
         return $count;
@@ -511,6 +807,12 @@ final class Mesh
         if (!$this->handOff->start()) {
             return;
         }
+        // The slot's socket for other nodes is shared with the new worker: only it accepts now,
+        // so the links told to move (Goodbye) reach it.
+        foreach ($this->remoteListeners as $listener) {
+            $listener->close();
+        }
+        $this->remoteListeners = [];
         foreach ($this->inbound as $link) {
             if ($link->role() === 'peer') {
                 $link->goodbye();
@@ -549,40 +851,87 @@ final class Mesh
      */
     public function deliver(string $path, mixed $message, ?ActorRef $sender): void
     {
+        $this->deliverRouted($path, $message, $sender, true);
+    }
+
+    /**
+     * deliver(), saying false when the message must wait (only when !$force: the messages held
+     * for placed actors that cannot start yet are at their limit).
+     */
+    private function deliverRouted(string $path, mixed $message, ?ActorRef $sender, bool $force): bool
+    {
+        if ($this->placements !== null && ($message instanceof Relayed || $this->placements->isPlaced($path))) {
+            return $message instanceof Relayed
+                ? $this->toPlaced($path, $message->message, $sender, $message->hops, $message->handOff, $force, $message->revision)
+                : $this->toPlaced($path, $message, $sender, 0, false, $force);
+        }
         if (str_starts_with($path, ReplyAddresses::PREFIX)) {
             if (str_starts_with($path, $this->replies->prefix) || !$this->handOff->passReply($path, $message, $sender)) {
                 $this->replies->deliver($path, $message, $sender, $this->replyFailure);
             }
 
-            return;
+            return true;
         }
         if ($message instanceof HandOffComplete) {
             $this->handOff->predecessorDone();
 
-            return;
+            return true;
         }
-        $ref = $this->localRefs[$path] ?? null;
-        if ($ref === null || $ref->cell->status === ActorCell::TERMINATED) {
+        $ref = $this->recipients->cached($path);
+        if ($ref === null || $ref->isTerminated()) {
             if ($this->handOff->forwards($path)) {
                 $this->handOff->forward($path, $message, $sender);
 
-                return;
+                return true;
             }
-            $ref = $this->resolve($path);
+            $ref = $this->recipients->resolve($path);
             if ($ref === null) {
-                $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::NoRecipient, "no actor lives at {$path} on worker {$this->id}");
+                $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::NoRecipient, "no actor lives at {$path} on " . Slots::describe($this->id));
 
-                return;
+                return true;
             }
         }
         if ($message instanceof RemoteTerminated && $sender instanceof RemoteActorRef) {
             $dead = $this->remoteRef($sender->worker, $message->path);
-            $this->watches->remove($sender->worker, $message->path, $ref->cell->path);
-            $ref->cell->deliver(new RemoteDeathNotice($dead), $dead);
+            $this->watches->remove($sender->worker, $message->path, $ref->path());
+            $ref->remoteTerminated($dead);
 
-            return;
+            return true;
         }
-        $ref->cell->deliver($message, $sender);
+        $ref->deliver($message, $sender);
+
+        return true;
+    }
+
+    /**
+     * A message for a placed actor: into its mailbox when it lives here, else where Placements
+     * says (started here, passed on, held, refused). False: it must wait (see deliverRouted()).
+     */
+    private function toPlaced(string $path, mixed $message, ?ActorRef $sender, int $hops, bool $handOff, bool $force, int $revision = 0): bool
+    {
+        $placements = $this->placements;
+        \assert($placements !== null);
+        $ref = $this->recipients->cached($path) ?? $this->system->endpoint($path);
+        if ($ref === null || $ref->isTerminated()) {
+            if ($this->handOff->forwards($path)) {
+                $this->handOff->forward($path, $message, $sender); // a reload: to this slot's new worker
+
+                return true;
+            }
+            $route = $placements->route($path, $message, $sender, $hops, $handOff, $force, $revision);
+            if ($route !== Placements::DELIVER) {
+                return $route === Placements::HANDLED;
+            }
+            $ref = $this->recipients->resolve($path);
+            if ($ref === null) {
+                $this->undelivered->refuse($path, $message, $sender, DeadLetterReason::NoRecipient, "no actor lives at {$path} on " . Slots::describe($this->id));
+
+                return true;
+            }
+        }
+        $ref->deliver($message, $sender);
+
+        return true;
     }
 
     /**
@@ -604,8 +953,8 @@ final class Mesh
         if ($sender === null) {
             return [-1, ''];
         }
-        if ($sender instanceof LocalActorRef) {
-            return [$this->id, $sender->cell->path];
+        if ($sender instanceof Endpoint) {
+            return [$this->id, $sender->path()];
         }
         if ($sender instanceof RemoteActorRef) {
             return [$sender->worker < -1 ? $this->id : $sender->worker, $sender->path()];
@@ -635,23 +984,12 @@ final class Mesh
         return true;
     }
 
-    private function resolve(string $path): ?LocalActorRef
+    private function link(int $worker): PeerLink
     {
-        unset($this->localRefs[$path]);
-        $ref = $this->system->lookup($path);
-        if ($ref === null) {
-            $slash = strrpos($path, '/');
-            $regionPath = $slash === false ? '' : substr($path, 0, $slash);
-            $entity = $slash === false ? null : ($this->kinds[$regionPath] ?? null);
-            $ref = $entity === null ? null : $entity(substr($path, $slash + 1));
-        }
-        if (!$ref instanceof LocalActorRef) {
-            return null;
-        }
-        if (\count($this->localRefs) >= self::LOCAL_REF_CACHE) {
-            $this->localRefs = [];
-        }
-
-        return $this->localRefs[$path] = $ref;
+        return $this->peers[$worker] = new PeerLink($this, $worker, match ($worker) {
+            self::SUCCESSOR => 'predecessor',
+            self::PREDECESSOR => 'successor',
+            default => 'peer',
+        });
     }
 }

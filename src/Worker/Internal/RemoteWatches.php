@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Worker\Internal;
 
-use Nexus\Actor\Internal\LocalActorRef;
+use Nexus\Actor\Remote\Endpoint;
 
 /**
  * Which local actors watch which actors on other workers: by worker, watched path and watcher
@@ -15,16 +15,17 @@ use Nexus\Actor\Internal\LocalActorRef;
  */
 final class RemoteWatches
 {
-    /** @var array<int, array<string, array<string, LocalActorRef>>> */
+    /** @var array<int, array<string, array<string, Endpoint>>> */
     private array $watches = [];
     private int $count = 0;
 
-    public function add(int $worker, string $path, LocalActorRef $watcher): void
+    public function add(int $worker, string $path, Endpoint $watcher): void
     {
-        if (!isset($this->watches[$worker][$path][$watcher->cell->path])) {
+        $watcherPath = $watcher->path();
+        if (!isset($this->watches[$worker][$path][$watcherPath])) {
             ++$this->count;
         }
-        $this->watches[$worker][$path][$watcher->cell->path] = $watcher;
+        $this->watches[$worker][$path][$watcherPath] = $watcher;
     }
 
     public function remove(int $worker, string $path, string $watcherPath): void
@@ -45,7 +46,7 @@ final class RemoteWatches
     /**
      * Ends every watch of an actor on $worker and returns them: watched path => watchers.
      *
-     * @return array<string, array<string, LocalActorRef>>
+     * @return array<string, array<string, Endpoint>>
      */
     public function takeAll(int $worker): array
     {

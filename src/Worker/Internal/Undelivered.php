@@ -11,8 +11,10 @@ use Nexus\Actor\Exception\RecipientTerminatedException;
 use Nexus\Actor\ReplyAddress;
 use Nexus\Worker\Codec\Internal\RemoteAskFailed;
 use Nexus\Worker\Exception\DeliveryUnknownException;
+use Nexus\Worker\Exception\NodeLostException;
 use Nexus\Worker\Exception\NotDeliveredException;
 use Nexus\Worker\RemoteActorRef;
+use Nexus\Worker\Slots;
 
 /**
  * What becomes of a message between workers that is not delivered: a dead letter with its
@@ -38,6 +40,7 @@ final class Undelivered
             DeadLetterReason::WorkerLost => new DeliveryUnknownException("Delivery unknown: {$detail} The link broke before the other worker confirmed the message, so it may or may not have been handled; retry only if handling it twice is harmless."),
             DeadLetterReason::MailboxFull => new MailboxFullException("Not delivered: {$detail}"),
             DeadLetterReason::RecipientTerminated, DeadLetterReason::NoRecipient => new RecipientTerminatedException("The ask could not be delivered: {$detail}"),
+            DeadLetterReason::NodeLost => new NodeLostException("Node lost: {$detail} It left the cluster before confirming the message, so it may or may not have been handled; its actors come up on the other nodes."),
             default => new NotDeliveredException("Not delivered: {$detail}"),
         };
     }
@@ -66,9 +69,9 @@ final class Undelivered
     {
         $mesh = $this->mesh;
         $where = match ($worker) {
-            Mesh::SUCCESSOR => "the worker replacing worker {$mesh->id}",
-            Mesh::PREDECESSOR => "the worker worker {$mesh->id} replaced",
-            default => "worker {$worker}",
+            Mesh::SUCCESSOR => 'the worker replacing ' . Slots::describe($mesh->id),
+            Mesh::PREDECESSOR => 'the worker ' . Slots::describe($mesh->id) . ' replaced',
+            default => Slots::describe($worker),
         };
         $count = \count($batch);
         for ($i = 1; $i + 3 < $count; $i += 4) {
@@ -119,6 +122,6 @@ final class Undelivered
             'reason' => $reason->value,
             'error' => $error::class . ': ' . $error->getMessage(),
         ]);
-        $this->refuse($path, $message, $sender, $reason, "{$path} on worker {$this->mesh->id}: " . $error->getMessage());
+        $this->refuse($path, $message, $sender, $reason, "{$path} on " . Slots::describe($this->mesh->id) . ': ' . $error->getMessage());
     }
 }

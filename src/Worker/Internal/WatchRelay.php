@@ -7,7 +7,7 @@ namespace Nexus\Worker\Internal;
 use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
-use Nexus\Actor\Internal\LocalActorRef;
+use Nexus\Actor\Remote\Endpoint;
 use Nexus\Worker\Codec\Internal\RemoteTerminated;
 use Nexus\Worker\Codec\Internal\RemoteUnwatch;
 use Nexus\Worker\Codec\Internal\RemoteWatch;
@@ -29,14 +29,14 @@ final class WatchRelay
     {
         /** @var array<string, array<string, RemoteActorRef>> $watchers remote watchers by watched path */
         $watchers = [];
-        /** @var array<string, LocalActorRef> $targets */
+        /** @var array<string, Endpoint> $targets */
         $targets = [];
 
         return Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($system, &$watchers, &$targets): void {
             $sender = $ctx->sender();
             if ($message instanceof RemoteWatch && $sender instanceof RemoteActorRef) {
-                $target = $targets[$message->path] ?? $system->lookup($message->path);
-                if (!$target instanceof LocalActorRef) {
+                $target = $targets[$message->path] ?? $system->endpoint($message->path);
+                if ($target === null) {
                     $sender->tell(new RemoteTerminated($message->path), $ctx->self());
 
                     return;

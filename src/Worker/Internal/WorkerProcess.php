@@ -27,5 +27,6 @@ final class WorkerProcess
         public readonly int $pid,
         public readonly mixed $control,
         public readonly float $startedAt,
+        public readonly int $node = 0,
     ) {}
 }

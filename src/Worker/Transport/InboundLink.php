@@ -5,16 +5,15 @@ declare(strict_types=1);
 namespace Nexus\Worker\Transport;
 
 use Nexus\Io\Connection;
+use Nexus\Runtime\Loop;
 use Nexus\Worker\Exception\FrameException;
-use Nexus\Worker\Internal\Mesh;
 use Psr\Log\LoggerInterface;
 
 /**
- * A link another worker opened to this one. It must first prove it belongs to the pool
- * (Handshake: Hello, Challenge, Proof) as a worker the master started: a number from 0 to
- * count-1 other than this one's, or this slot's own number for the worker this one replaces or
- * is replaced by in a reload. Until then it may send frames of a handshake's size only, and it
- * is closed if it has not finished within HANDSHAKE_TIMEOUT.
+ * A link a peer opened to this process (over whichever transport). It must first prove it belongs
+ * to the pool or cluster (Handshake: Hello, Challenge, Proof) as a peer the host admits
+ * (LinkHost::admit()). Until then it may send frames of a handshake's size only, and it is closed
+ * if it has not finished within HANDSHAKE_TIMEOUT.
  *
  * Then its batches are delivered into mailboxes, in order, and acknowledged (every 32 batches or
  * 5 ms, whichever comes first; at once when this worker is leaving). A batch is acknowledged only
@@ -55,13 +54,15 @@ final class InboundLink
     private ?int $retryTimer = null;
     private bool $leaving = false;
 
+    private readonly Loop $loop;
+
     public function __construct(
         private readonly Connection $connection,
-        private readonly Mesh $mesh,
+        private readonly LinkHost $host,
         private readonly LoggerInterface $logger,
     ) {
         $this->frames = new Frames(Frames::HANDSHAKE_PAYLOAD);
-        $loop = $mesh->system->loop;
+        $loop = $this->loop = $host->loop();
         $this->handshakeTimer = $loop->delay(self::HANDSHAKE_TIMEOUT, function (): void {
             $this->handshakeTimer = null;
             if ($this->peer === null) {
@@ -97,6 +98,14 @@ final class InboundLink
         return $this->role;
     }
 
+    /**
+     * The peer's number once it has proved itself, else null.
+     */
+    public function peer(): ?int
+    {
+        return $this->peer;
+    }
+
     public function close(): void
     {
         $this->acknowledge();
@@ -106,7 +115,7 @@ final class InboundLink
 
     private function received(string $bytes): void
     {
-        $this->mesh->system->loop->markActive();
+        $this->loop->markActive();
         try {
             $this->frames->append($bytes);
             $this->process();
@@ -133,8 +142,8 @@ final class InboundLink
                 throw new FrameException("worker {$this->peer} sent a {$type->name} frame where batches were expected");
             }
             $sequence = Frames::sequence($payload);
-            $batch = $this->mesh->codec->decode(\ord($payload[8]), substr($payload, 9));
-            $reached = $this->mesh->deliverBatch($batch, 1, $this->selfAlias);
+            $batch = $this->host->codec()->decode(\ord($payload[8]), substr($payload, 9));
+            $reached = $this->host->deliverBatch($batch, 1, $this->selfAlias);
             if ($reached < \count($batch)) {
                 $this->wait($batch, $reached, $sequence);
 
@@ -154,10 +163,10 @@ final class InboundLink
         $this->pending = $batch;
         $this->position = $position;
         $this->pendingSequence = $sequence;
-        $this->waitingSince = $this->mesh->system->loop->now();
+        $this->waitingSince = $this->loop->now();
         $this->connection->pause();
         $this->scheduleAck();
-        $this->retryTimer = $this->mesh->system->loop->delay(self::RETRY_DELAY, $this->retry(...));
+        $this->retryTimer = $this->loop->delay(self::RETRY_DELAY, $this->retry(...));
     }
 
     private function retry(): void
@@ -167,14 +176,14 @@ final class InboundLink
         if ($batch === null || $this->connection->isClosed()) {
             return;
         }
-        $force = $this->mesh->system->loop->now() - $this->waitingSince >= $this->mesh->undeliveredTimeout;
-        $reached = $this->mesh->deliverBatch($batch, $this->position, $this->selfAlias, $force);
+        $force = $this->loop->now() - $this->waitingSince >= $this->host->undeliveredTimeout();
+        $reached = $this->host->deliverBatch($batch, $this->position, $this->selfAlias, $force);
         if ($reached < \count($batch)) {
             if ($reached !== $this->position) {
-                $this->waitingSince = $this->mesh->system->loop->now(); // it moves: wait afresh for the next one
+                $this->waitingSince = $this->loop->now(); // it moves: wait afresh for the next one
             }
             $this->position = $reached;
-            $this->retryTimer = $this->mesh->system->loop->delay(self::RETRY_DELAY, $this->retry(...));
+            $this->retryTimer = $this->loop->delay(self::RETRY_DELAY, $this->retry(...));
 
             return;
         }
@@ -198,7 +207,7 @@ final class InboundLink
         if ($this->unacknowledged >= self::ACK_EVERY || ($this->leaving && $this->unacknowledged > 0)) {
             $this->acknowledge();
         } elseif ($this->unacknowledged > 0 && $this->ackTimer === null) {
-            $loop = $this->mesh->system->loop;
+            $loop = $this->loop;
             $this->ackTimer = $loop->delay(self::ACK_DELAY, function (): void {
                 $this->ackTimer = null;
                 $this->acknowledge();
@@ -210,7 +219,7 @@ final class InboundLink
     private function acknowledge(): void
     {
         if ($this->ackTimer !== null) {
-            $this->mesh->system->loop->cancel($this->ackTimer);
+            $this->loop->cancel($this->ackTimer);
             $this->ackTimer = null;
         }
         if ($this->unacknowledged > 0 && $this->connection->isWritable()) {
@@ -230,21 +239,16 @@ final class InboundLink
             return;
         }
         $proof = $type === FrameType::Proof ? @hex2bin($payload) : false;
-        $expected = $this->mesh->handshake->clientProof($this->clientNonce, $this->serverNonce, $this->clientIdentity, $this->mesh->identity());
+        $expected = $this->host->handshake()->clientProof($this->clientNonce, $this->serverNonce, $this->clientIdentity, $this->host->identity());
         if (!\is_string($proof) || !Handshake::matches($expected, $proof)) {
             throw new FrameException('it does not know the pool secret (its proof does not match)');
         }
         [$role, $id] = explode(':', $this->clientIdentity);
         $this->peer = (int) $id;
         $this->role = $role;
-        $this->selfAlias = match ($role) {
-            'predecessor' => Mesh::PREDECESSOR,
-            'successor' => Mesh::SUCCESSOR,
-            default => -1,
-        };
         $this->frames->limit(Frames::MAX_PAYLOAD);
         if ($this->handshakeTimer !== null) {
-            $this->mesh->system->loop->cancel($this->handshakeTimer);
+            $this->loop->cancel($this->handshakeTimer);
             $this->handshakeTimer = null;
         }
     }
@@ -255,23 +259,16 @@ final class InboundLink
     private function hello(FrameType $type, string $payload): void
     {
         $parts = explode(' ', $payload);
-        if ($type !== FrameType::Hello || \count($parts) !== 5 || $parts[0] !== 'nexus1' || !ctype_digit($parts[2])) {
+        if ($type !== FrameType::Hello || \count($parts) !== 5 || $parts[0] !== 'nexus1' || !ctype_digit($parts[2]) || \strlen($parts[2]) > 18) {
             throw new FrameException('the first frame was not a Hello from a worker of this pool');
         }
         [, $role, $id, $codec, $nonce] = $parts;
         $id = (int) $id;
-        if ($codec !== $this->mesh->codec->name()) {
-            throw new FrameException("it encodes with {$codec} and this worker with {$this->mesh->codec->name()}; run all workers with the same extensions");
+        $ours = $this->host->codec()->name();
+        if ($codec !== $ours) {
+            throw new FrameException("it encodes with {$codec} and this worker with {$ours}; run all workers with the same extensions");
         }
-        $allowed = match ($role) {
-            'peer' => $id >= 0 && $id < $this->mesh->count && $id !== $this->mesh->id,
-            'predecessor' => $id === $this->mesh->id && $this->mesh->handOff->expectsPredecessor(),
-            'successor' => $id === $this->mesh->id && $this->mesh->handOff->isHandingOff(),
-            default => false,
-        };
-        if (!$allowed) {
-            throw new FrameException("it claims to be {$role} {$id}, which is no worker the master started for this pool of {$this->mesh->count}");
-        }
+        $this->selfAlias = $this->host->admit($role, $id);
         $clientNonce = @hex2bin($nonce);
         if (!\is_string($clientNonce) || \strlen($clientNonce) !== Handshake::NONCE_BYTES) {
             throw new FrameException('its Hello carries no valid nonce');
@@ -279,8 +276,8 @@ final class InboundLink
         $this->clientNonce = $clientNonce;
         $this->serverNonce = Handshake::nonce();
         $this->clientIdentity = "{$role}:{$id}";
-        $proof = $this->mesh->handshake->serverProof($this->clientNonce, $this->serverNonce, $this->clientIdentity, $this->mesh->identity());
-        $this->connection->write(Frames::encode(FrameType::Challenge, "{$this->mesh->id} " . bin2hex($this->serverNonce) . ' ' . bin2hex($proof)));
+        $proof = $this->host->handshake()->serverProof($this->clientNonce, $this->serverNonce, $this->clientIdentity, $this->host->identity());
+        $this->connection->write(Frames::encode(FrameType::Challenge, "{$this->host->localId()} " . bin2hex($this->serverNonce) . ' ' . bin2hex($proof)));
     }
 
     private function refuse(string $why): void
@@ -292,7 +289,7 @@ final class InboundLink
 
     private function cancelTimers(): void
     {
-        $loop = $this->mesh->system->loop;
+        $loop = $this->loop;
         foreach ([$this->ackTimer, $this->retryTimer, $this->handshakeTimer] as $timer) {
             if ($timer !== null) {
                 $loop->cancel($timer);

@@ -6,15 +6,18 @@ namespace Nexus\Worker\Transport;
 
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Io\Connection;
-use Nexus\Io\Connector;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
+use Nexus\Runtime\Loop;
+use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\Exception\FrameException;
-use Nexus\Worker\Internal\Mesh;
+use Nexus\Worker\Slots;
 
 /**
- * The one-way link from this worker to another: messages queue and leave in frames, in order, so
- * order per sender and receiver is kept and a burst costs one write per frame.
+ * The one-way link from this process to a peer (another worker of the machine over a Unix socket,
+ * or a worker of another node over TCP: the transport is the host's choice, see LinkHost::dial()):
+ * messages queue and leave in frames, in order, so order per sender and receiver is kept and a
+ * burst costs one write per frame.
  *
  * Bounds and what happens at them:
  *  - A frame holds at most MAX_BATCH messages and about MAX_FRAME_BYTES (estimated) of them; a
@@ -83,6 +86,8 @@ final class PeerLink
      */
     private array $unacked = [];
     private float $waitingSince = \INF;
+    /** Loop time of the last acknowledgement, or of the first batch sent since the last one. */
+    private float $ackedAt = 0.0;
     private float $retryDelay = self::RETRY_FIRST;
     private ?int $retryTimer = null;
     private bool $congested = false;
@@ -96,20 +101,23 @@ final class PeerLink
     private Frames $frames;
     /** @var \Closure(): void */
     private readonly \Closure $flushCallback;
-    private readonly string $role;
+    private readonly Loop $loop;
+    private readonly MessageCodec $codec;
 
+    /**
+     * @param string $role what this process is to the peer: "peer", or in a reload "predecessor"
+     *                     (the peer replaces it) or "successor" (it replaces the peer)
+     */
     public function __construct(
-        private readonly Mesh $mesh,
+        private readonly LinkHost $host,
         private readonly int $worker,
+        private readonly string $role = 'peer',
     ) {
+        $this->loop = $host->loop();
+        $this->codec = $host->codec();
         $this->frames = new Frames(Frames::HANDSHAKE_PAYLOAD);
         $this->flushCallback = function (): void {
             $this->flush();
-        };
-        $this->role = match ($worker) {
-            Mesh::SUCCESSOR => 'predecessor',
-            Mesh::PREDECESSOR => 'successor',
-            default => 'peer',
         };
     }
 
@@ -130,7 +138,7 @@ final class PeerLink
         }
         if (!$this->flushScheduled) {
             $this->flushScheduled = true;
-            $this->mesh->system->loop->defer($this->flushCallback);
+            $this->loop->defer($this->flushCallback);
         }
     }
 
@@ -156,7 +164,7 @@ final class PeerLink
      */
     public function whenRelieved(): Future
     {
-        return ($this->relieved ??= new Deferred($this->mesh->system->loop))->future();
+        return ($this->relieved ??= new Deferred($this->loop))->future();
     }
 
     /**
@@ -187,12 +195,40 @@ final class PeerLink
     {
         $this->closed = $this->closing = true;
         if ($this->retryTimer !== null) {
-            $this->mesh->system->loop->cancel($this->retryTimer);
+            $this->loop->cancel($this->retryTimer);
             $this->retryTimer = null;
         }
         $this->connection?->close();
         $this->opening?->close();
         $this->dropWaiting(DeadLetterReason::WorkerUnavailable);
+    }
+
+    /**
+     * Gives the link up for good (its peer left the cluster): what was sent and not acknowledged,
+     * and what waits, become dead letters with $reason; asks among them fail at once.
+     */
+    public function drop(DeadLetterReason $reason): void
+    {
+        $this->closed = $this->closing = true;
+        if ($this->retryTimer !== null) {
+            $this->loop->cancel($this->retryTimer);
+            $this->retryTimer = null;
+        }
+        $connection = $this->connection;
+        $opening = $this->opening;
+        $this->connection = $this->opening = null;
+        $connection?->close();
+        $opening?->close();
+        $unacked = $this->unacked;
+        $this->unacked = [];
+        foreach ($unacked as [$format, $encoded]) {
+            try {
+                $this->host->undeliverable($this->codec->decode($format, $encoded), $this->worker, $reason);
+            } catch (FrameException) {
+                continue;
+            }
+        }
+        $this->dropWaiting($reason);
     }
 
     private function seal(): void
@@ -201,7 +237,7 @@ final class PeerLink
             return;
         }
         if ($this->segmentObjects !== 0) {
-            $this->segment[0] = $this->mesh->codec->classTable();
+            $this->segment[0] = $this->codec->classTable();
         }
         $this->sealed[] = [$this->segment, $this->segmentObjects, $this->segmentCount, $this->segmentBytes];
         $this->sealedCount += $this->segmentCount;
@@ -232,7 +268,7 @@ final class PeerLink
             return; // written, or waiting for the link to drain or to switch over
         }
         if ($this->waitingSince === \INF) {
-            $this->waitingSince = $this->mesh->system->loop->now();
+            $this->waitingSince = $this->loop->now();
         }
         $this->connect();
     }
@@ -247,9 +283,9 @@ final class PeerLink
         $this->segment = [[]];
         $this->segmentCount = $this->segmentBytes = $this->segmentObjects = 0;
         if ($objects !== 0) {
-            $batch[0] = $this->mesh->codec->classTable(); // $batch is the only reference left: no copy
+            $batch[0] = $this->codec->classTable(); // $batch is the only reference left: no copy
         }
-        $this->mesh->system->loop->markActive();
+        $this->loop->markActive();
         $this->write($connection, $batch, $objects);
         if ($this->congested) {
             $this->refreshFull();
@@ -265,7 +301,7 @@ final class PeerLink
     {
         $connection = $this->connection;
         \assert($connection !== null);
-        $this->mesh->system->loop->markActive();
+        $this->loop->markActive();
         while (!$this->congested && \count($this->sealed) !== 0) {
             [$batch, $objects, $count, $bytes] = array_shift($this->sealed);
             $this->sealedCount -= $count;
@@ -282,11 +318,11 @@ final class PeerLink
     private function write(Connection $connection, array $batch, int $objects): void
     {
         $format = 0;
-        $encoded = $this->mesh->codec->encode($batch, $objects, $format);
+        $encoded = $this->codec->encode($batch, $objects, $format);
         if (\strlen($encoded) + 9 > Frames::MAX_PAYLOAD) {
             $messages = intdiv(\count($batch) - 1, 4);
             if ($messages <= 1) {
-                $this->mesh->undeliverable($batch, $this->worker, DeadLetterReason::TooLarge);
+                $this->host->undeliverable($batch, $this->worker, DeadLetterReason::TooLarge);
 
                 return;
             }
@@ -297,6 +333,9 @@ final class PeerLink
             return;
         }
         $sequence = ++$this->sequence;
+        if ($this->unacked === []) {
+            $this->ackedAt = $this->loop->now();
+        }
         $this->unacked[$sequence] = [$format, $encoded];
         if (!$connection->write(pack('NCJC', \strlen($encoded) + 9, FrameType::Batch->value, $sequence, $format) . $encoded)) {
             $this->congested = true;
@@ -309,7 +348,7 @@ final class PeerLink
             return;
         }
         $this->connecting = true;
-        Connector::connect($this->mesh->system->loop, $this->mesh->socketAddress($this->worker), 1.0, self::HIGH_WATER_MARK)
+        $this->host->dial($this->worker, self::HIGH_WATER_MARK)
             ->onSettle(function (?\Throwable $error, mixed $connection): void {
                 $this->connecting = false;
                 if ($error !== null || !$connection instanceof Connection) {
@@ -327,14 +366,14 @@ final class PeerLink
     }
 
     /**
-     * Proves this worker belongs to the pool (Handshake) on a new connection.
+     * Proves this process belongs to the pool or cluster (Handshake) on a new connection.
      */
     private function open(Connection $connection): void
     {
         $this->opening = $connection;
         $this->nonce = Handshake::nonce();
         $this->frames = new Frames(Frames::HANDSHAKE_PAYLOAD);
-        $loop = $this->mesh->system->loop;
+        $loop = $this->loop;
         $timer = $loop->delay(self::HANDSHAKE_TIMEOUT, static function () use ($connection): void {
             $connection->close();
         });
@@ -342,8 +381,8 @@ final class PeerLink
         $connection->write(Frames::encode(FrameType::Hello, \sprintf(
             'nexus1 %s %d %s %s',
             $this->role,
-            $this->mesh->id,
-            $this->mesh->codec->name(),
+            $this->host->localId(),
+            $this->codec->name(),
             bin2hex($this->nonce),
         )));
         $connection->onData(function (string $bytes) use ($connection, $timer): void {
@@ -351,7 +390,7 @@ final class PeerLink
                 foreach ($this->frames->push($bytes) as [$type, $payload]) {
                     if ($this->connection !== $connection) {
                         $this->challenged($connection, $type, $payload);
-                        $this->mesh->system->loop->cancel($timer);
+                        $this->loop->cancel($timer);
                     } elseif ($type === FrameType::Ack && \strlen($payload) === 8) {
                         $this->acknowledged(Frames::sequence($payload));
                     } elseif ($type === FrameType::Goodbye) {
@@ -361,7 +400,7 @@ final class PeerLink
                     }
                 }
             } catch (FrameException $e) {
-                $this->mesh->system->logger->warning('Link to worker {worker} closed: {error}', ['worker' => $this->worker, 'error' => $e->getMessage()]);
+                $this->host->logger()->warning('Link to {worker} closed: {error}', ['worker' => Slots::describe($this->worker), 'error' => $e->getMessage()]);
                 $connection->close();
             }
         });
@@ -371,14 +410,14 @@ final class PeerLink
             }
         });
         $connection->onClose(function () use ($connection, $timer): void {
-            $this->mesh->system->loop->cancel($timer);
+            $this->loop->cancel($timer);
             if ($this->connection === $connection) {
                 $this->lost();
             } elseif ($this->opening === $connection) {
                 $this->opening = null;
                 $this->retryLater();
             }
-            $this->mesh->checkDrained();
+            $this->host->linkClosed();
         });
     }
 
@@ -388,8 +427,8 @@ final class PeerLink
     private function challenged(Connection $connection, FrameType $type, string $payload): void
     {
         $parts = explode(' ', $payload);
-        $expectedId = $this->worker < 0 ? $this->mesh->id : $this->worker;
-        if ($type !== FrameType::Challenge || \count($parts) !== 3 || $parts[0] !== (string) $expectedId) {
+        $serverId = \count($parts) === 3 && preg_match('/^\d{1,18}$/', $parts[0]) === 1 ? (int) $parts[0] : -1;
+        if ($type !== FrameType::Challenge || $serverId < 0 || !$this->host->accepts($this->worker, $serverId)) {
             throw new FrameException('it did not answer the Hello with the Challenge of the expected worker');
         }
         $serverNonce = @hex2bin($parts[1]);
@@ -397,12 +436,12 @@ final class PeerLink
         if (!\is_string($serverNonce) || \strlen($serverNonce) !== Handshake::NONCE_BYTES || !\is_string($proof)) {
             throw new FrameException('its Challenge is malformed');
         }
-        $client = $this->mesh->identity($this->role);
-        $server = "worker:{$expectedId}";
-        if (!Handshake::matches($this->mesh->handshake->serverProof($this->nonce, $serverNonce, $client, $server), $proof)) {
+        $client = $this->host->identity($this->role);
+        $server = "worker:{$serverId}";
+        if (!Handshake::matches($this->host->handshake()->serverProof($this->nonce, $serverNonce, $client, $server), $proof)) {
             throw new FrameException('it does not know the pool secret (its proof does not match)');
         }
-        $connection->write(Frames::encode(FrameType::Proof, bin2hex($this->mesh->handshake->clientProof($this->nonce, $serverNonce, $client, $server))));
+        $connection->write(Frames::encode(FrameType::Proof, bin2hex($this->host->handshake()->clientProof($this->nonce, $serverNonce, $client, $server))));
         $this->opening = null;
         $this->connection = $connection;
         $this->retiring = false;
@@ -413,8 +452,27 @@ final class PeerLink
         $this->flush();
     }
 
+    /**
+     * Closes a link whose peer has acknowledged nothing for $timeout seconds while batches wait
+     * for it (a peer behind a network that dropped the connection silently, or stopped
+     * forwarding): what was unconfirmed becomes dead letters (WorkerLost) and the link is opened
+     * again. Returns whether it did.
+     */
+    public function expireUnacknowledged(float $timeout): bool
+    {
+        $connection = $this->connection;
+        if ($connection === null || $this->unacked === [] || $this->loop->now() - $this->ackedAt < $timeout) {
+            return false;
+        }
+        $this->host->logger()->warning('Link to {worker} closed: nothing acknowledged for {timeout} s.', ['worker' => Slots::describe($this->worker), 'timeout' => $timeout]);
+        $connection->close();
+
+        return true;
+    }
+
     private function acknowledged(int $sequence): void
     {
+        $this->ackedAt = $this->loop->now();
         foreach ($this->unacked as $sent => $_) {
             if ($sent > $sequence) {
                 break;
@@ -453,7 +511,7 @@ final class PeerLink
         if ($this->closed) {
             $this->dropWaiting(DeadLetterReason::WorkerUnavailable);
         } elseif (\count($this->sealed) !== 0) {
-            $this->waitingSince = $this->mesh->system->loop->now();
+            $this->waitingSince = $this->loop->now();
             $this->connect();
         }
         $this->relieveIfRoom();
@@ -490,12 +548,12 @@ final class PeerLink
         $count = 0;
         foreach ($unacked as [$format, $encoded]) {
             try {
-                $batch = $this->mesh->codec->decode($format, $encoded);
+                $batch = $this->codec->decode($format, $encoded);
             } catch (FrameException) {
                 continue;
             }
             $count += intdiv(\count($batch) - 1, 4);
-            $this->mesh->undeliverable($batch, $this->worker, DeadLetterReason::WorkerLost);
+            $this->host->undeliverable($batch, $this->worker, DeadLetterReason::WorkerLost);
         }
         $this->relieveIfRoom();
         if ($this->closing && \count($this->sealed) === 0 && $this->segmentCount === 0) {
@@ -504,39 +562,42 @@ final class PeerLink
         if ($this->closed) {
             return;
         }
-        $this->mesh->workerLost($this->worker);
+        $this->host->peerLost($this->worker);
         if ($count > 0) {
-            $this->mesh->system->logger->notice('Link to worker {worker} lost; {count} messages sent to it were not confirmed and went to dead letters.', [
-                'worker' => $this->worker,
+            // Between the workers of a machine this mostly happens as a pool stops; to another
+            // node it means the network or that node failed.
+            $remote = $this->worker >= 0 && Slots::node($this->worker) !== Slots::node($this->host->localId());
+            $this->host->logger()->log($remote ? 'warning' : 'notice', 'Link to {worker} lost; {count} messages sent to it were not confirmed and went to dead letters (worker lost: delivery unknown).', [
+                'worker' => Slots::describe($this->worker),
                 'count' => $count,
             ]);
         }
         $this->seal();
         if (\count($this->sealed) !== 0) {
-            $this->waitingSince = $this->mesh->system->loop->now();
+            $this->waitingSince = $this->loop->now();
             $this->connect();
         }
     }
 
     private function retryLater(): void
     {
-        $loop = $this->mesh->system->loop;
+        $loop = $this->loop;
         if ($this->closed) {
             $this->dropWaiting(DeadLetterReason::WorkerUnavailable);
 
             return;
         }
-        if ($loop->now() - $this->waitingSince >= $this->mesh->undeliveredTimeout) {
+        if ($loop->now() - $this->waitingSince >= $this->host->undeliveredTimeout()) {
             $count = $this->sealedCount + $this->segmentCount;
-            $this->mesh->system->logger->warning('Worker {worker} unreachable for {timeout} s: {count} messages for it went to dead letters.', [
-                'worker' => $this->worker,
-                'timeout' => $this->mesh->undeliveredTimeout,
+            $this->host->logger()->warning('{worker} unreachable for {timeout} s: {count} messages for it went to dead letters (worker unavailable).', [
+                'worker' => ucfirst(Slots::describe($this->worker)),
+                'timeout' => $this->host->undeliveredTimeout(),
                 'count' => $count,
             ]);
             $this->dropWaiting(DeadLetterReason::WorkerUnavailable);
             $this->waitingSince = \INF;
             $this->retryDelay = self::RETRY_FIRST;
-            $this->mesh->workerLost($this->worker);
+            $this->host->peerLost($this->worker);
 
             return;
         }
@@ -560,7 +621,7 @@ final class PeerLink
         $this->sealed = [];
         $this->sealedCount = $this->sealedBytes = 0;
         foreach ($sealed as [$batch]) {
-            $this->mesh->undeliverable($batch, $this->worker, $reason);
+            $this->host->undeliverable($batch, $this->worker, $reason);
         }
         $this->refreshFull();
         $this->relieveIfRoom();

@@ -95,6 +95,14 @@ final class ServeCommandTest extends TestCase
             [['serve', 'missing-app.php', '--no-jit'], "'missing-app.php' does not exist"],
             [['serve', '--handler-timeout=-1'], '--handler-timeout must be a number of seconds above 0'],
             [['serve', '--allowed-hosts=a.example,http://b.example'], '--allowed-hosts takes host names'],
+            [['serve', '--node=a'], '--node, --advertise, --listen-nodes and --cluster-secret-file go with --cluster'],
+            [['serve', '--cluster=etcd://127.0.0.1:2379'], 'A node of a cluster needs a name: --node=NAME'],
+            [['serve', '--cluster=http://127.0.0.1:2379', '--node=a', '--no-jit'], '--cluster takes etcd://HOST:PORT'],
+            [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a b'], '--node takes a name'],
+            [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a', '--advertise=host:1'], '--advertise takes IP:PORT'],
+            [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a', '--lease-ttl=1'], '--lease-ttl must be a whole number from 2 to 300'],
+            [['cluster', 'status'], 'nexus cluster status needs --cluster=etcd://HOST:PORT'],
+            [['cluster', 'purge', '--cluster=etcd://127.0.0.1:2379'], 'nexus cluster takes one action: status'],
         ] as [$arguments, $message]) {
             $process = PhpProcess::run(['bin/nexus', ...$arguments], self::ROOT);
             self::assertSame(2, $process->exitCode, $process->describe());
@@ -111,6 +119,24 @@ final class ServeCommandTest extends TestCase
         self::assertStringContainsString('APP_FILE', $process->stdout);
         self::assertStringContainsString('--handler-timeout', $process->stdout);
         self::assertStringContainsString('--allowed-hosts', $process->stdout);
+        self::assertStringContainsString('--cluster', $process->stdout);
+        self::assertStringContainsString('--advertise', $process->stdout);
+    }
+
+    public function testAClusterThatCannotBeReachedIsAClearFailure(): void
+    {
+        $port = stream_socket_server('tcp://127.0.0.1:0');
+        self::assertIsResource($port);
+        $free = (int) substr((string) stream_socket_get_name($port, false), 10);
+        fclose($port); // nothing listens there now
+        $this->dataDir = sys_get_temp_dir() . '/nexus-serve-' . bin2hex(random_bytes(4));
+        $process = PhpProcess::run(['bin/nexus', 'serve', '--port=0', '--no-jit', "--data-dir={$this->dataDir}", "--cluster=etcd://127.0.0.1:{$free}", '--node=a'], self::ROOT, 30.0);
+        self::assertSame(1, $process->exitCode, $process->describe());
+        self::assertStringContainsString('etcd did not answer', $process->stderr);
+
+        $status = PhpProcess::run(['bin/nexus', 'cluster', 'status', "--cluster=etcd://127.0.0.1:{$free}"], self::ROOT, 30.0);
+        self::assertSame(1, $status->exitCode, $status->describe());
+        self::assertStringContainsString('etcd did not answer', $status->stderr);
     }
 
     /**

@@ -59,12 +59,12 @@ final class LinkPeer
     }
 
     /**
-     * Connects to a worker's socket as another process would.
+     * Connects to a worker's socket (a path, or tcp://host:port for a node's) as another process would.
      */
     public static function client(string $path, string $secret, int $claimedId): self
     {
         $peer = new self($secret, $claimedId);
-        $stream = stream_socket_client('unix://' . $path);
+        $stream = stream_socket_client(str_starts_with($path, 'tcp://') ? $path : 'unix://' . $path);
         if ($stream === false) {
             throw new \RuntimeException("Cannot connect to {$path}");
         }

@@ -148,7 +148,8 @@ final class MeshTest extends TestCase
 
     public function testMessagesWaitForAWorkerThatStartsLateAndBecomeDeadLettersWhenItNeverComes(): void
     {
-        $w0 = $this->worker(0, undeliveredTimeout: 0.3);
+        // Long enough for worker 1 to start on a loaded machine (the message waits for it that long).
+        $w0 = $this->worker(0, undeliveredTimeout: 10.0);
         $late = $w0->remoteRef(1, '/user/late');
         $late->tell('early');
         $this->runFor(0.1);

@@ -12,6 +12,7 @@ use Nexus\Actor\Event\ActorFailed;
 use Nexus\Actor\Event\DeadLetter;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Message\PoisonPill;
+use Nexus\Actor\Props;
 use Nexus\Actor\Signal\Signal;
 use Nexus\Actor\Supervision\Backoff;
 use Nexus\Log\MemoryLogger;
@@ -264,6 +265,21 @@ final class EventSourcedBehaviorTest extends TestCase
         $probe->expectTerminated($second);
         self::assertSame(3, $this->ask($first, ['add', 2]), 'the winner goes on');
         self::assertSame([1, 2], array_map(static fn($e): int => $e->sequenceNr, $this->store->readEvents('ledger|twin', 1, 100, 100)->await()));
+    }
+
+    public function testAnActivationPlacedUnderAClusterViewWritesWithItsRevisionAndFencesOlderOwners(): void
+    {
+        $old = $this->kit->spawn(Props::fromBehavior(Ledger::behavior($this->persistence, 'ledger|placed')->behavior())->withPlacementEpoch(500));
+        self::assertSame(1, $this->ask($old, ['add', 1]));
+        $new = $this->kit->spawn(Props::fromBehavior(Ledger::behavior($this->persistence, 'ledger|placed')->behavior())->withPlacementEpoch(700));
+        self::assertSame(3, $this->ask($new, ['add', 2]));
+        $again = $this->kit->spawn(Props::fromBehavior(Ledger::behavior($this->persistence, 'ledger|placed')->behavior())->withPlacementEpoch(700));
+        self::assertSame(6, $this->ask($again, ['add', 3]), 'a new activation under the same view');
+
+        $stale = $old->ask(['add', 100])->await();
+        self::assertInstanceOf(CommandFailed::class, $stale, 'the owner placed under the older view can no longer write');
+        self::assertSame(ConcurrentWriteException::class, $stale->kind);
+        self::assertSame([500, 700, 701], array_map(static fn($e): int => $e->writerEpoch, $this->store->readEvents('ledger|placed', 1, 100, 100)->await()));
     }
 
     public function testALongJournalIsRecoveredInPages(): void

@@ -9,7 +9,7 @@ namespace Nexus\Worker\Codec\Internal;
  *
  * @internal
  */
-final class RemoteTerminated
+final class RemoteTerminated implements MeshControl
 {
     public function __construct(public readonly string $path) {}
 }
