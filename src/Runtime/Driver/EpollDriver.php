@@ -91,6 +91,7 @@ final class EpollDriver implements PollDriver
         self::$ffi ??= self::bind();
         $this->fallback = new StreamSelectDriver();
         $this->holes = new \SplMinHeap();
+        $this->open(); // now, while descriptor numbers are low (see open())
     }
 
     public function __destruct()
@@ -216,7 +217,7 @@ final class EpollDriver implements PollDriver
         $ffi = self::$ffi ?? throw new \LogicException('libc is not bound.');
         if ($this->fallbackWatches > 0) {
             // Streams epoll cannot take: one stream_select() over them and the epoll descriptor.
-            $this->epollStream ??= $this->epollAsStream();
+            \assert($this->epollStream !== null);
             $this->fallback->watchRead(self::EPOLL_WATCH, $this->epollStream);
             $ready = $this->fallback->poll($timeout, $read, $write);
             $this->fallback->unwatch(self::EPOLL_WATCH);
@@ -463,6 +464,9 @@ final class EpollDriver implements PollDriver
         }
         $this->epfd = $epfd;
         $this->pid = getmypid() ?: 0;
+        // Its copy for the fallback poll is made now, while descriptor numbers are low: made later,
+        // past 1,023, stream_select() could not take it and every poll with a pipe would fail.
+        $this->epollStream = $this->epollAsStream();
         $this->events ??= $ffi->new('epoll_event_t[' . self::BATCH . ']');
         $this->event ??= $ffi->new('epoll_event_t');
     }

@@ -54,6 +54,34 @@ final class EpollDriverTest extends PollDriverTestCase
         unset($filler);
     }
 
+    public function testAPipeIsWatchedAfterTheProcessHoldsMoreThanFdSetsizeDescriptors(): void
+    {
+        if (DriverFactory::descriptorLimit() < 1300) {
+            self::markTestSkipped('The descriptor limit is too low to open a descriptor past 1024.');
+        }
+        $pipes = [];
+        $process = proc_open([\PHP_BINARY, '-r', 'echo "ready\n"; fgets(STDIN);'], [1 => ['pipe', 'w'], 0 => ['pipe', 'r']], $pipes);
+        self::assertIsResource($process);
+        $driver = $this->driver();
+        $filler = [];
+        for ($i = 0; $i < 520; ++$i) {
+            $filler[] = $this->pair(); // 1,040 descriptors more: anything opened now is past 1,023
+        }
+        $driver->watchRead(1, $pipes[1]); // a pipe goes to the fallback stream_select()
+
+        $deadline = microtime(true) + 10.0;
+        $read = [];
+        while ($read === [] && microtime(true) < $deadline) {
+            $this->pollOnce($driver, 1.0, $read, $write); // asserts that the poll works
+        }
+        self::assertSame([1], array_keys($read), 'the pipe was reported readable');
+        fwrite($pipes[0], "\n");
+        fclose($pipes[0]);
+        fclose($pipes[1]);
+        proc_close($process);
+        unset($filler);
+    }
+
     public function testDescriptorNumbersAreFoundAgainAfterConnectionsCloseAndReopen(): void
     {
         $driver = $this->driver();
