@@ -317,7 +317,7 @@ bench-persistence: setup
 
 .PHONY: bench-ws
 
-# QUICK=1: 2 rounds of 2 s, 300 idle connections, no report. Workerman comes from ../shared/peers.
+# QUICK=1: 2 rounds of 2 s, 300 idle connections (2,000 on one worker), no report. Workerman comes from ../shared/peers.
 bench-ws: setup
 	@mkdir -p bench/results
 	@echo "==> bench-ws: echo (100 connections), broadcast (1,000 clients, 2 workers) and idle connections, Nexus and Workerman side by side (progress on stderr)"

@@ -13,13 +13,16 @@ declare(strict_types=1);
  *   them), Workerman with 1 worker (it has no broadcast across its processes without its
  *   separate Channel server);
  * - PHP heap per idle connection, and echo latency on one more connection while the idle ones
- *   are open, at as many idle connections as one worker's loop takes (stream_select: about
- *   1,000).
+ *   are open, at 900 idle connections on each server (Workerman's select loop takes 1,024
+ *   descriptors at most);
+ * - the same at 10,000 idle connections on one Nexus worker (the epoll driver), from a client
+ *   process of its own on an epoll loop (bench/ws/idle-client.php), and then one message on each
+ *   of the 10,000 at once: every one must get its own echo.
  *
  * A table on stdout, progress on stderr, JSON in bench/results/ws.json, and the bench:ws section
  * of docs/performance.md with docs/img/ws-bench.svg.
  *
- *   php bench/ws/run.php [--quick] [--no-report] [--rounds=5] [--seconds=5] [--idle=900] [--peers=DIR]
+ *   php bench/ws/run.php [--quick] [--no-report] [--rounds=5] [--seconds=5] [--idle=900] [--many=10000] [--peers=DIR]
  */
 
 use Nexus\Bench\CommandLine;
@@ -38,6 +41,7 @@ $settings = [
     'connections' => '100',
     'clients' => '1000',
     'idle' => '900',
+    'many' => '10000',
     'peers' => '',
     'json' => "{$root}/bench/results/ws.json",
     'doc' => "{$root}/docs/performance.md",
@@ -46,19 +50,20 @@ $settings = [
     'only' => '',
 ];
 $flags = ['quick' => false, 'smoke' => false, 'no-report' => false];
-$usage = "Usage: php bench/ws/run.php [--quick] [--no-report] [--rounds=N] [--seconds=S] [--connections=N] [--clients=N] [--idle=N] [--peers=DIR] [--json=FILE] [--doc=FILE] [--svg=FILE]\n"
-    . "  --quick      2 rounds of 2 s, 300 idle connections, no report\n"
+$usage = "Usage: php bench/ws/run.php [--quick] [--no-report] [--rounds=N] [--seconds=S] [--connections=N] [--clients=N] [--idle=N] [--many=N] [--peers=DIR] [--json=FILE] [--doc=FILE] [--svg=FILE]\n"
+    . "  --quick      2 rounds of 2 s, 300 idle connections (2,000 on one worker), no report\n"
+    . "  --many       idle connections on one Nexus worker (epoll) for the latency and memory at scale\n"
     . "  --smoke      one round of everything at tiny counts (checks that it works), no report\n"
     . "  --peers      the folder holding Workerman (default: ../shared/peers from the project)\n"
     . "  --only       echo, broadcast or idle: that part alone (no report)\n";
 [$flags, $given] = CommandLine::parse(array_slice($argv, 1), $flags, $settings, $usage);
 $settings = [...$settings, ...$given];
 if ($flags['smoke']) {
-    $settings = [...$settings, 'rounds' => '1', 'seconds' => '1', 'connections' => '10', 'clients' => '40', 'idle' => '30'];
+    $settings = [...$settings, 'rounds' => '1', 'seconds' => '1', 'connections' => '10', 'clients' => '40', 'idle' => '30', 'many' => '50'];
     $flags['no-report'] = true;
 }
 if ($flags['quick']) {
-    $settings = [...$settings, 'rounds' => '2', 'seconds' => '2', 'idle' => '300'];
+    $settings = [...$settings, 'rounds' => '2', 'seconds' => '2', 'idle' => '300', 'many' => '2000'];
     $flags['no-report'] = true;
 }
 $only = $settings['only'];
@@ -74,6 +79,7 @@ $seconds = max(1.0, (float) $settings['seconds']);
 $connections = max(1, (int) $settings['connections']);
 $clients = max(2, (int) $settings['clients']);
 $idle = max(10, (int) $settings['idle']);
+$many = max(10, (int) $settings['many']);
 $jit = ['-d', 'opcache.enable_cli=1', '-d', 'opcache.jit=tracing', '-d', 'opcache.jit_buffer_size=64M'];
 $temp = sys_get_temp_dir() . '/nexus-bench-ws-' . getmypid();
 @mkdir($temp, 0o755, true);
@@ -195,7 +201,7 @@ $results = [
     'cores' => Environment::detect()->cores,
     'cpu' => Environment::detect()->cpu,
     'load' => sys_getloadavg()[0] ?? null,
-    'settings' => ['rounds' => $rounds, 'seconds' => $seconds, 'connections' => $connections, 'clients' => $clients, 'idle' => $idle],
+    'settings' => ['rounds' => $rounds, 'seconds' => $seconds, 'connections' => $connections, 'clients' => $clients, 'idle' => $idle, 'many' => $many],
 ];
 
 try {
@@ -321,18 +327,64 @@ try {
             $entry += ['p50_ms' => $latencies[intdiv(count($latencies), 2)], 'p99_ms' => $latencies[intdiv(count($latencies) * 99, 100)], 'max_ms' => end($latencies)];
             $probe->close();
         }
-        if ($variant === 'nexus') {
-            // How many more the loop takes (one worker, stream_select): until one is not answered within 2 s.
-            while (!$flags['smoke'] && count($open) < 2000 && ($extra = RawClient::open($port, $path, false, 2.0)) !== null) {
-                $open[] = $extra;
-            }
-            $entry['max_connections'] = count($open);
-        }
         foreach ($open as $client) {
             $client->close();
         }
         $results['idle'][$variant] = $entry;
         $progress(sprintf('  %.0f bytes per idle connection%s', $entry['bytes_per_connection'], isset($entry['p99_ms']) ? sprintf(', echo p50 %.2f ms, p99 %.2f ms', $entry['p50_ms'], $entry['p99_ms']) : ''));
+        $stopAll();
+    }
+
+    // ---- many idle connections on one worker (epoll) ------------------------------------------
+    if ($only === '' || $only === 'idle') {
+        $progress("idle: {$many} idle connections on one Nexus worker, then echo on one more and on each of them");
+        $port = $startNexus(1);
+        $memoryOf('nexus', $port);
+        [$before] = $memoryOf('nexus', $port);
+        $client = proc_open(
+            [PHP_BINARY, ...$jit, "{$root}/bench/ws/idle-client.php", "--address=tcp://127.0.0.1:{$port}", '--path=/ws/echo', "--connections={$many}", '--probes=' . ($flags['smoke'] ? '200' : '2000')],
+            [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['file', "{$temp}/idle-client.log", 'a']],
+            $pipes,
+        );
+        if (!is_resource($client)) {
+            throw new RuntimeException('Could not start bench/ws/idle-client.php.');
+        }
+        $ready = (string) fgets($pipes[1]);
+        if (preg_match('/^ready (\d+) ([\d.]+)/', $ready, $match) !== 1) {
+            fclose($pipes[0]);
+            fclose($pipes[1]);
+            $status = proc_close($client);
+            $why = trim((string) @file_get_contents("{$temp}/idle-client.log"));
+            if ($status !== 3) {
+                throw new RuntimeException("The idle client did not open its {$many} connections: {$ready}{$why}");
+            }
+            // Exit status 3: no epoll here, or the descriptor limit cannot be raised. Reported, not measured.
+            $results['idle']['nexus-many'] = ['idle' => $many, 'skipped' => $why];
+            $progress("  not measured: {$why}");
+        } else {
+            [$after] = $memoryOf('nexus', $port);
+            fwrite($pipes[0], "go\n");
+            $line = (string) fgets($pipes[1]);
+            fclose($pipes[0]);
+            fclose($pipes[1]);
+            proc_close($client);
+            $run = json_decode(trim($line), true);
+            if (!is_array($run) || !is_numeric($run['p99_ms'] ?? null) || !is_numeric($run['all_answered'] ?? null)) {
+                throw new RuntimeException("The idle client failed: {$line}" . (string) @file_get_contents("{$temp}/idle-client.log"));
+            }
+            $results['idle']['nexus-many'] = ['idle' => $many, 'bytes_per_connection' => ($after - $before) / $many, ...$run];
+            $progress(sprintf(
+                '  %.0f bytes per idle connection; opened in %.1f s; echo p50 %.2f ms, p99 %.2f ms, max %.2f ms; %d of %d answered a message each in %.2f s',
+                ($after - $before) / $many,
+                (float) $match[2],
+                is_numeric($run['p50_ms'] ?? null) ? (float) $run['p50_ms'] : NAN,
+                (float) $run['p99_ms'],
+                is_numeric($run['max_ms'] ?? null) ? (float) $run['max_ms'] : NAN,
+                (int) $run['all_answered'],
+                $many,
+                is_numeric($run['all_seconds'] ?? null) ? (float) $run['all_seconds'] : NAN,
+            ));
+        }
         $stopAll();
     }
 } finally {

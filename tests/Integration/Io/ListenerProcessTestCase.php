@@ -27,11 +27,12 @@ abstract class ListenerProcessTestCase extends TestCase
     }
 
     /**
+     * @param string       $fixture a file in Fixture/, or an absolute path
      * @param list<string> $args
      */
     protected function start(string $fixture, array $args = []): string
     {
-        $process = proc_open([\PHP_BINARY, __DIR__ . '/Fixture/' . $fixture, ...$args], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        $process = proc_open([\PHP_BINARY, str_starts_with($fixture, '/') ? $fixture : __DIR__ . '/Fixture/' . $fixture, ...$args], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
         self::assertIsResource($process);
         $this->process = $process;
         $this->pipes = $pipes;
