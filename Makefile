@@ -186,7 +186,7 @@ bench-hotpath: setup
 
 # ---- worker pool benchmarks (bench/workers/, results in docs/performance.md) ------------------------
 
-.PHONY: bench-workers
+.PHONY: bench-workers bench-mesh
 
 # QUICK=1: smaller counts and 3 s wrk runs.
 bench-workers: setup
@@ -195,6 +195,12 @@ bench-workers: setup
 	@echo "==> bench-workers: cross-worker messaging, the world benchmark (1 and 2 workers), HTTP with 1 and 2 workers (progress on stderr)"
 	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/workers/run.php $(if $(QUICK),--quick,) \
 	  || { echo "FAILED: bench-workers" >&2; exit 1; }
+
+# The mesh micro cases: CPU time per message crossing between two workers in one process.
+bench-mesh: setup
+	@echo "==> bench-mesh: what a message crossing between workers costs (tracing JIT)"
+	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/workers/mesh.php \
+	  || { echo "FAILED: bench-mesh" >&2; exit 1; }
 
 # ---- cluster benchmark (bench/cluster/, results in docs/performance.md and docs/cluster.md) ---------
 

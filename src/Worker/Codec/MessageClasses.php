@@ -50,6 +50,15 @@ final class MessageClasses
      * @var array<class-string, list<string>>
      */
     private array $strings = [];
+    /**
+     * What check() needs of a class, in one lookup: its kind (OBJECTS, with CUSTOM), the part of
+     * the size estimate that does not depend on the values (the class name, and the names of the
+     * properties counted), the string properties whose length counts, and the properties to walk
+     * (false: walk the whole object).
+     *
+     * @var array<class-string, array{int, int, list<string>, list<string>|false}>
+     */
+    private array $records = [];
     /** @var list<class-string> */
     private array $list = [];
     /** @var array<class-string, int> OBJECTS or OBJECTS | CUSTOM, by class */
@@ -89,9 +98,18 @@ final class MessageClasses
             $class = (new \ReflectionClass($class))->getName(); // as declared: names are compared exactly
             if (!\array_key_exists($class, $this->classes)) {
                 [$this->classes[$class], $this->strings[$class]] = self::plan($class);
+                $plan = $this->classes[$class];
+                $fixed = 16 + \strlen($class);
+                foreach ($plan === false ? [] : $this->strings[$class] as $property) {
+                    $fixed += \strlen($property) + 10;
+                }
+                foreach ($plan ?: [] as $property) {
+                    $fixed += \strlen($property) + 5;
+                }
                 $this->kinds[$class] = self::writesItself($class) || \count($this->list) >= IgbinaryGuard::MAX_TABLE
                     ? self::OBJECTS | self::CUSTOM
                     : self::OBJECTS;
+                $this->records[$class] = [$this->kinds[$class], $fixed, $plan === false ? [] : $this->strings[$class], $plan ?? []];
                 $this->list[] = $class;
                 ++$this->version;
             }
@@ -134,24 +152,7 @@ final class MessageClasses
             return \strlen($message) + 5;
         }
         if (\is_array($message)) {
-            if ($depth >= self::MAX_DEPTH) {
-                throw self::tooDeep();
-            }
-            $size = 5;
-            foreach ($message as $key => $value) {
-                if (\is_string($value)) {
-                    $size += \strlen($value) + 14;
-                } elseif (\is_array($value) || \is_object($value) || \is_resource($value)) {
-                    $size += $this->check($value, $depth + 1) + 9;
-                } else {
-                    $size += 18;
-                }
-                if (\is_string($key)) {
-                    $size += \strlen($key);
-                }
-            }
-
-            return $size;
+            return $this->checkArray($message, $depth);
         }
         if (\is_object($message)) {
             return $this->checkObject($message, $depth);
@@ -163,37 +164,107 @@ final class MessageClasses
         return 9;
     }
 
+    /**
+     * @param array<mixed> $array
+     */
+    private function checkArray(array $array, int $depth): int
+    {
+        if ($depth >= self::MAX_DEPTH - 1) {
+            if ($depth >= self::MAX_DEPTH) {
+                throw self::tooDeep();
+            }
+
+            return $this->checkDeep($array, $depth);
+        }
+        $size = 5;
+        foreach ($array as $key => $value) {
+            if (\is_array($value)) {
+                // The next level inline: lists of small tuples are common, and a call costs more
+                // than the walk of a short array.
+                $size += 14;
+                foreach ($value as $innerKey => $inner) {
+                    if (\is_string($inner)) {
+                        $size += \strlen($inner) + 14;
+                    } elseif (\is_array($inner) || \is_object($inner) || \is_resource($inner)) {
+                        $size += $this->check($inner, $depth + 2) + 9;
+                    } else {
+                        $size += 18;
+                    }
+                    if (\is_string($innerKey)) {
+                        $size += \strlen($innerKey);
+                    }
+                }
+            } elseif (\is_string($value)) {
+                $size += \strlen($value) + 14;
+            } elseif (\is_object($value) || \is_resource($value)) {
+                $size += $this->check($value, $depth + 1) + 9;
+            } else {
+                $size += 18;
+            }
+            if (\is_string($key)) {
+                $size += \strlen($key);
+            }
+        }
+
+        return $size;
+    }
+
+    /**
+     * checkArray() one level above the bound: any array or object inside is one level too deep.
+     *
+     * @param array<mixed> $array
+     */
+    private function checkDeep(array $array, int $depth): int
+    {
+        $size = 5;
+        foreach ($array as $key => $value) {
+            if (\is_string($value)) {
+                $size += \strlen($value) + 14;
+            } elseif (\is_array($value) || \is_object($value) || \is_resource($value)) {
+                $size += $this->check($value, $depth + 1) + 9;
+            } else {
+                $size += 18;
+            }
+            if (\is_string($key)) {
+                $size += \strlen($key);
+            }
+        }
+
+        return $size;
+    }
+
     private function checkObject(object $message, int $depth): int
     {
         $class = $message::class;
-        if (!\array_key_exists($class, $this->classes)) {
-            throw new UnregisteredMessageClassException(\sprintf(
-                'Cannot send a %s to another worker: register its class as a message first (Workers::registerMessage(%s::class)), on every worker.',
-                $class,
-                $class,
-            ));
-        }
+        // One lookup: [OBJECTS or OBJECTS|CUSTOM, fixed size, string properties, properties to walk or false].
+        $record = $this->records[$class] ?? throw new UnregisteredMessageClassException(\sprintf(
+            'Cannot send a %s to another worker: register its class as a message first (Workers::registerMessage(%s::class)), on every worker.',
+            $class,
+            $class,
+        ));
         if ($depth >= self::MAX_DEPTH) {
             throw self::tooDeep();
         }
-        $this->found |= $this->kinds[$class];
-        $size = 16 + \strlen($class);
-        $plan = $this->classes[$class];
-        if ($plan === false) {
-            return $size + $this->check((array) $message, $depth + 1);
+        $this->found |= $record[0];
+        $walk = $record[3];
+        if ($walk === false) {
+            return $record[1] + $this->check((array) $message, $depth + 1);
         }
-        foreach ($this->strings[$class] as $property) {
+        $size = $record[1];
+        foreach ($record[2] as $property) {
             $value = $message->{$property} ?? null;
             if (\is_string($value)) {
-                $size += \strlen($value) + \strlen($property) + 10;
+                $size += \strlen($value);
             }
         }
-        if ($plan !== null) {
-            foreach ($plan as $property) {
-                $value = $message->{$property} ?? null;
-                $size += \strlen($property) + 5 + (\is_array($value) || \is_object($value) || \is_resource($value)
-                    ? $this->check($value, $depth + 1)
-                    : 9);
+        foreach ($walk as $property) {
+            $value = $message->{$property} ?? null;
+            if (\is_array($value)) {
+                $size += $this->checkArray($value, $depth + 1);
+            } elseif (\is_object($value) || \is_resource($value)) {
+                $size += $this->check($value, $depth + 1);
+            } else {
+                $size += 9;
             }
         }
 
