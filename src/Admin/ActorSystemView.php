@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Admin;
 
+use Nexus\Actor\ActorStats;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\ActorRestarted;
@@ -42,9 +43,9 @@ final class ActorSystemView implements SystemView
 {
     public const OBSERVER = 'nexus-admin-view';
     public const MAX_POOLS = 32;
+    /** How many of the deepest mailboxes nexus_actor_mailbox_depth shows. */
+    public const DEEPEST = 10;
 
-    /** @var array<string, true> live actor paths, parents before children */
-    private array $paths = [];
     /** @var array{user: int, system: int} */
     private array $live = ['user' => 0, 'system' => 0];
     /** @var list<array{seq: int, at: float, worker: string, recipient: string, reason: string, message: string, sender: string}> */
@@ -92,6 +93,24 @@ final class ActorSystemView implements SystemView
 
             return $rows;
         }, ['reason'], '{message}');
+        $system->stats->enabled = true;
+        $stats = $system->stats;
+        $registry->counterCallback('nexus.actor.messages.processed', 'Messages handled by actors, by kind (the Actor class, a Props::withKind() label, or where the behavior was written).', function () use ($stats): array {
+            $byKind = $stats->processedByStopped;
+            $this->system->inspect(static function (string $path, string $kind, int $mailbox, int $processed) use (&$byKind): void {
+                if ($processed > 0) {
+                    $byKind[$kind] = ($byKind[$kind] ?? 0) + $processed;
+                }
+            }, $this->maxActors);
+
+            return self::rows($byKind);
+        }, ['kind'], '{message}');
+        $registry->counterCallback('nexus.actor.processing.sampled_time', 'Time spent handling messages in sampled turns (one turn in ' . ActorStats::SAMPLE_EVERY . '), by kind; divide by nexus_actor_processing_sampled_messages_total for the mean per message.', static fn(): array => self::rows($stats->sampledSeconds), ['kind'], 's');
+        $registry->counterCallback('nexus.actor.processing.sampled_messages', 'Messages handled in the sampled turns, by kind.', static fn(): array => self::rows($stats->sampledMessages), ['kind'], '{message}');
+        $registry->gaugeCallback('nexus.actor.mailbox.depth', \sprintf('Messages waiting in the deepest mailboxes: the %d deepest actors, the deepest per kind.', self::DEEPEST), function (): array {
+            return self::rows($this->deepestMailboxes());
+        }, ['kind'], '{message}');
+        $registry->counterCallback('nexus.ask.timeouts', 'Asks that got no reply in time.', static fn(): int => $stats->askTimeouts, unit: '{ask}');
         $registry->counterCallback('process.cpu.time', 'CPU time used by this process (user and system).', static fn(): float => self::cpuSeconds(), unit: 's', aggregation: Aggregation::PerWorker);
         $registry->gaugeCallback('process.memory.usage', 'Resident memory of this process.', static fn(): int => self::rssBytes(), unit: 'By');
 
@@ -136,18 +155,42 @@ final class ActorSystemView implements SystemView
     {
         $nodes = [];
         $matched = 0;
-        foreach ($this->paths as $path => $_) {
-            $path = (string) $path;
+        $worker = $this->worker;
+        $visited = $this->system->inspect(static function (string $path, string $kind, int $mailbox, int $processed) use ($filter, $limit, $worker, &$nodes, &$matched): void {
             if ($filter !== '' && !str_contains($path, $filter)) {
-                continue;
+                return;
             }
             ++$matched;
-            if (\count($nodes) < $limit) {
-                $nodes[] = ['path' => $path, 'worker' => $this->worker, 'kind' => '', 'mailbox' => null, 'processed' => null];
+            if ($matched <= $limit) {
+                $nodes[] = ['path' => $path, 'worker' => $worker, 'kind' => $kind, 'mailbox' => $mailbox, 'processed' => $processed];
             }
+        }, $this->maxActors);
+
+        return ['nodes' => $nodes, 'total' => $filter === '' ? max($visited, $this->live['user'] + $this->live['system']) : $matched];
+    }
+
+    /**
+     * The DEEPEST deepest mailboxes (a non-empty one only), as the deepest per kind.
+     *
+     * @return array<string, int>
+     */
+    public function deepestMailboxes(): array
+    {
+        $depths = [];
+        $kinds = [];
+        $this->system->inspect(static function (string $path, string $kind, int $mailbox) use (&$depths, &$kinds): void {
+            if ($mailbox > 0) {
+                $depths[] = $mailbox;
+                $kinds[] = $kind;
+            }
+        }, $this->maxActors);
+        arsort($depths);
+        $deepest = [];
+        foreach (\array_slice($depths, 0, self::DEEPEST, true) as $i => $depth) {
+            $deepest[$kinds[$i]] = max($deepest[$kinds[$i]] ?? 0, $depth);
         }
 
-        return ['nodes' => $nodes, 'total' => $filter === '' ? $this->live['user'] + $this->live['system'] : $matched];
+        return $deepest;
     }
 
     public function deadLetters(int $limit): array
@@ -181,15 +224,11 @@ final class ActorSystemView implements SystemView
             $scope = str_starts_with($path, '/user/') ? 'user' : 'system';
             $this->started[$scope]->inc();
             ++$this->live[$scope];
-            if (\count($this->paths) < $this->maxActors) {
-                $this->paths[$path] = true;
-            }
         } elseif ($event instanceof ActorStopped) {
             $path = $event->actor->path();
             $scope = str_starts_with($path, '/user/') ? 'user' : 'system';
             $this->stopped[$scope]->inc();
             $this->live[$scope] = max(0, $this->live[$scope] - 1);
-            unset($this->paths[$path]);
         } elseif ($event instanceof ActorRestarted) {
             $this->restarted[str_starts_with($event->actor->path(), '/user/') ? 'user' : 'system']->inc();
         } elseif ($event instanceof DeadLetter) {
@@ -206,6 +245,21 @@ final class ActorSystemView implements SystemView
                 array_shift($this->deadLetters);
             }
         }
+    }
+
+    /**
+     * @param array<string, int|float> $byKind
+     *
+     * @return list<array{list<string>, int|float}>
+     */
+    private static function rows(array $byKind): array
+    {
+        $rows = [];
+        foreach ($byKind as $kind => $value) {
+            $rows[] = [[(string) $kind], $value];
+        }
+
+        return $rows;
     }
 
     private static function cpuSeconds(): float

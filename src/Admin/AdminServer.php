@@ -18,9 +18,9 @@ use Psr\Log\LoggerInterface;
  *     $admin = new AdminServer($loop, $registry->snapshot(...), new ActorSystemView($system, $registry));
  *     $admin->listen(AdminAddress::parse('127.0.0.1:9090'));
  *
- * Trust: clients of a loopback listener (127.0.0.0/8, ::1) see the readiness details; a
- * listener on any other address (0.0.0.0 included) redacts them for every client, because the
- * HTTP layer does not yet tell a handler the client's address (phase 2 makes it per client).
+ * Trust: clients on this machine (a loopback client address: 127.0.0.0/8, ::1) see the
+ * readiness details; any other client, whatever address the listener has, sees only ok/failed
+ * per check.
  *
  * Bounds: at most MAX_CONNECTIONS connections per listener (more wait in the backlog), small
  * request limits (the parser's defaults), the Feed's client cap. stop() closes the listeners,
@@ -65,7 +65,7 @@ final class AdminServer
     {
         $server = new HttpServer(
             $this->loop,
-            $this->app->handler($address->isLoopback()),
+            $this->app->handler(),
             new ServerOptions(maxConnections: self::MAX_CONNECTIONS, keepAliveTimeout: 30.0),
             $this->logger,
         );

@@ -14,9 +14,10 @@ use Nexus\Http\Response;
  * first, so that it sees every answer, errors included):
  *
  * - http.server.request.duration (histogram, seconds, Buckets::SECONDS), labels
- *   http.request.method (the registered methods; anything else `_OTHER`), http.route (the route
- *   template from $request->attributes[ROUTE_ATTRIBUTE], '' until the router puts it there:
- *   never the raw path, whose values are unbounded) and http.response.status_code;
+ *   http.request.method (the registered methods; anything else `_OTHER`), http.route (the
+ *   template of the route that matched, $request->routeTemplate, set by the router; '' when none
+ *   matched, a 404: never the raw path, whose values are unbounded) and
+ *   http.response.status_code;
  * - http.server.active_requests (gauge, summed over workers): requests being handled now.
  *
  * Per request: two hrtime() calls, nested array lookups for the cached series (no string built)
@@ -25,8 +26,6 @@ use Nexus\Http\Response;
  */
 final class HttpServerMetrics implements Middleware
 {
-    /** Where the router (phase 2) leaves the matched route template. */
-    public const ROUTE_ATTRIBUTE = 'route_template';
     private const METHODS = ['GET' => true, 'HEAD' => true, 'POST' => true, 'PUT' => true, 'PATCH' => true, 'DELETE' => true, 'OPTIONS' => true, 'CONNECT' => true, 'TRACE' => true];
 
     public readonly Histogram $duration;
@@ -67,10 +66,7 @@ final class HttpServerMetrics implements Middleware
 
     private function record(Request $request, int $status, int|float $start): void
     {
-        $route = $request->attributes[self::ROUTE_ATTRIBUTE] ?? '';
-        if (!\is_string($route)) {
-            $route = '';
-        }
+        $route = $request->routeTemplate ?? '';
         $method = $request->method();
         if (!isset(self::METHODS[$method])) {
             $method = '_OTHER';

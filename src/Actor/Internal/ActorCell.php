@@ -7,6 +7,7 @@ namespace Nexus\Actor\Internal;
 use Nexus\Actor\Actor;
 use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorRef;
+use Nexus\Actor\ActorStats;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\BehaviorKind;
@@ -90,6 +91,11 @@ final class ActorCell implements ActorContext, Runnable
     public array $children = [];
     /** Watches, timers, stash, receive timeout, restart records: created on first use. */
     public ?CellExtras $extras = null;
+    /** Messages handled so far (added once per turn, not per message). */
+    public int $processed = 0;
+    /** The Actor class, when the Props made an Actor. */
+    private ?string $actorClass = null;
+    private ?string $kind = null;
 
     public function __construct(
         public readonly ActorSystem $system,
@@ -100,6 +106,28 @@ final class ActorCell implements ActorContext, Runnable
         $this->path = $parent === null ? '/' : ($parent->parent === null ? '/' . $name : $parent->path . '/' . $name);
         $this->ref = new LocalActorRef($this);
         $this->mailbox = $props->createMailbox();
+    }
+
+    /**
+     * What kind of actor this is, for metrics: the Props' kind, else the Actor class, else where
+     * its handler was written (File.php:12). Worked out once, on first use.
+     */
+    public function kind(): string
+    {
+        if ($this->kind !== null) {
+            return $this->kind;
+        }
+        $kind = $this->props->kind ?? $this->actorClass;
+        if ($kind === null && $this->handler !== null) {
+            $function = new \ReflectionFunction($this->handler);
+            $file = $function->getFileName();
+            $kind = $file === false ? 'behavior' : basename($file) . ':' . $function->getStartLine();
+        }
+        if ($kind === null) {
+            return 'behavior'; // not started yet: decide later
+        }
+
+        return $this->kind = $kind;
     }
 
     /**
@@ -158,6 +186,8 @@ final class ActorCell implements ActorContext, Runnable
     public function run(): void
     {
         $this->system->scheduler->current = $this;
+        $stats = $this->system->stats;
+        $timed = $stats->enabled && --$stats->countdown <= 0 ? hrtime(true) : 0;
         if ($this->systemMessages !== []) {
             $this->processSystemMessages();
         }
@@ -191,6 +221,11 @@ final class ActorCell implements ActorContext, Runnable
             }
         }
         $mailbox->reclaim();
+        $this->processed += $this->system->throughput - $budget;
+        if ($timed !== 0) {
+            $stats->countdown = ActorStats::SAMPLE_EVERY;
+            $stats->sample($this->kind(), $this->system->throughput - $budget, (hrtime(true) - $timed) / 1e9);
+        }
         $this->currentMessage = NoMessage::Instance;
         $this->currentSender = null;
         if ($this->extras !== null && $this->extras->roomWaiters !== []) {
@@ -433,6 +468,7 @@ final class ActorCell implements ActorContext, Runnable
 
     private function installActor(Actor $actor): void
     {
+        $this->actorClass = $actor::class;
         $this->handler = $actor->receive(...);
         $this->state = Stateless::Instance;
         $this->onSignal = static function (Signal $signal, ActorContext $ctx) use ($actor): void {
@@ -574,6 +610,9 @@ final class ActorCell implements ActorContext, Runnable
             }
         }
         $system = $this->system;
+        if ($this->processed > 0 && $system->stats->enabled) {
+            $system->stats->retire($this->kind(), $this->processed);
+        }
         $system->eventStream->unsubscribe($this->ref);
         if ($system->eventStream->hasSubscribers(ActorStopped::class)) {
             $system->eventStream->publish(new ActorStopped($this->ref));

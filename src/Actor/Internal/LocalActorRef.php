@@ -39,7 +39,7 @@ final class LocalActorRef implements ActorRef
         $loop = $system->loop;
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($loop);
-        $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path, $timeout, $message);
+        $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path, $timeout, $message, $system->stats);
         $responder->timer = $loop->delay($timeout, $responder->timedOut(...));
         $this->cell->deliver($message, $responder);
 

@@ -360,13 +360,18 @@ final class Mesh
     {
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->system->loop);
-        $address = $this->replies->forAsk($deferred, $timeout, static fn(): AskTimeoutException => new AskTimeoutException(\sprintf(
-            'No reply from %s on worker %d within %.3f s to %s.',
-            $path,
-            $worker,
-            $timeout,
-            get_debug_type($message),
-        )));
+        $stats = $this->system->stats;
+        $address = $this->replies->forAsk($deferred, $timeout, static function () use ($stats, $path, $worker, $timeout, $message): AskTimeoutException {
+            ++$stats->askTimeouts;
+
+            return new AskTimeoutException(\sprintf(
+                'No reply from %s on worker %d within %.3f s to %s.',
+                $path,
+                $worker,
+                $timeout,
+                get_debug_type($message),
+            ));
+        });
         try {
             $this->send($worker, $path, $message, $this->remoteRef($this->id, $address));
         } catch (\Throwable $e) {
