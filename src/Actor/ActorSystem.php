@@ -79,11 +79,11 @@ final class ActorSystem
         });
 
         // A guardian never gives up: what escalates to the root is logged and the guardian resumed.
-        $rootProps = Props::fromBehavior(Behavior::ignore())
+        $rootProps = Props::fromBehavior(Behavior::ignore())->withKind('guardian')
             ->withSupervisor(SupervisorStrategy::oneForOne(static fn(): Directive => Directive::Resume));
         $this->root = new ActorCell($this, null, '', $rootProps);
         $this->root->startNow();
-        $guardianProps = Props::fromBehavior(Behavior::ignore());
+        $guardianProps = Props::fromBehavior(Behavior::ignore())->withKind('guardian');
         $userRef = $this->root->spawn($guardianProps->withSupervisor($this->defaultStrategy), 'user');
         $systemRef = $this->root->spawn($guardianProps, 'system');
         \assert($userRef instanceof LocalActorRef && $systemRef instanceof LocalActorRef);

@@ -7,6 +7,7 @@ namespace Nexus\Admin;
 use Nexus\Actor\ActorStats;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
+use Nexus\Actor\Props;
 use Nexus\Actor\Event\ActorRestarted;
 use Nexus\Actor\Event\ActorStarted;
 use Nexus\Actor\Event\ActorStopped;
@@ -114,11 +115,11 @@ final class ActorSystemView implements SystemView
         $registry->counterCallback('process.cpu.time', 'CPU time used by this process (user and system).', static fn(): float => self::cpuSeconds(), unit: 's', aggregation: Aggregation::PerWorker);
         $registry->gaugeCallback('process.memory.usage', 'Resident memory of this process.', static fn(): int => self::rssBytes(), unit: 'By');
 
-        $observer = $system->spawnSystemActor(Behavior::receive(function (mixed $event): null {
+        $observer = $system->spawnSystemActor(Props::fromBehavior(Behavior::receive(function (mixed $event): null {
             $this->observe($event);
 
             return null;
-        }), self::OBSERVER);
+        }))->withKind('admin-view'), self::OBSERVER);
         foreach ([ActorStarted::class, ActorStopped::class, ActorRestarted::class, DeadLetter::class] as $class) {
             $system->eventStream->subscribe($observer, $class);
         }

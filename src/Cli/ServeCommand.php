@@ -5,6 +5,11 @@ declare(strict_types=1);
 namespace Nexus\Cli;
 
 use Nexus\Actor\ActorSystem;
+use Nexus\Admin\AdminServer;
+use Nexus\Admin\CheckResult;
+use Nexus\Admin\HealthChecks;
+use Nexus\Admin\PoolView;
+use Nexus\Admin\ServedObservability;
 use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
 use Nexus\Http\Server\HttpServer;
@@ -13,6 +18,7 @@ use Nexus\Io\Exception\ListenException;
 use Nexus\Io\ListenOptions;
 use Nexus\Log\StderrLogger;
 use Nexus\Persistence\StoreLocation;
+use Nexus\Postgres\PgConnection;
 use Nexus\Runtime\Driver\DriverFactory;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Exception\PoolStartException;
@@ -24,7 +30,7 @@ use Psr\Log\LogLevel;
 
 /**
  * `nexus serve [APP_FILE] --host=127.0.0.1 --port=8080 --workers=N [--no-jit] [--handler-timeout=S]
- * [--allowed-hosts=a.example,b.example]`
+ * [--allowed-hosts=a.example,b.example] [--admin=127.0.0.1:9090|off]`
  *
  * Serves an application over HTTP/1.1 until SIGINT or SIGTERM, then stops gracefully: no new
  * connections, requests in flight finish (10 s at most), then the actor system shuts down.
@@ -87,7 +93,7 @@ final class ServeCommand implements Command, HasUsage
             maxMemory: $options->maxMemory,
         );
         if ($poolOptions->workerCount() > 1) {
-            return $this->runPool($options, $poolOptions, $serverOptions, $configure, $stdout, $stderr);
+            return $this->runPool($options, $poolOptions, $serverOptions, $configure, $store, $stdout, $stderr);
         }
 
         $loop = new Loop();
@@ -95,10 +101,20 @@ final class ServeCommand implements Command, HasUsage
         $logger = new StderrLogger();
         $system = new ActorSystem('nexus', $logger, $loop);
         $app = new Application($system, logger: $logger);
+        $observability = $options->admin === null ? null : new ServedObservability();
+        $observability?->configure($app, $system, null);
         $configure($app, $system, Workers::single($system));
         $server = new HttpServer($loop, $app->handler(), $serverOptions, $logger);
+        $observability?->serving($server, $system, null);
+        $admin = null;
         try {
             $server->listen("tcp://{$options->host}:{$options->port}", new ListenOptions(tcpNoDelay: true));
+            if ($observability !== null && $options->admin !== null) {
+                $view = $observability->view() ?? throw new \LogicException('configure() made the view');
+                $checks = self::checks($loop, $store)->add('actor-system', static fn(): CheckResult => $system->isTerminated() ? CheckResult::fail('terminated') : CheckResult::ok('running'));
+                $admin = new AdminServer($loop, $observability->registry()->snapshot(...), $view, $checks, 'nexus', $logger);
+                $admin->listen($options->admin);
+            }
         } catch (ListenException $e) {
             fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
 
@@ -106,12 +122,13 @@ final class ServeCommand implements Command, HasUsage
         }
 
         $stopping = false;
-        $stop = static function (int $signal) use (&$stopping, $server, $system, $stdout): void {
+        $stop = static function (int $signal) use (&$stopping, $server, $system, $stdout, $admin): void {
             if ($stopping) {
                 return;
             }
             $stopping = true;
             fwrite($stdout, sprintf("Signal %d: stopping (requests in flight get %.0f s to finish).\n", $signal, self::STOP_DEADLINE));
+            $admin?->stop();
             $server->stop(self::STOP_DEADLINE)->onSettle(static function () use ($system): void {
                 $system->shutdown();
             });
@@ -125,6 +142,7 @@ final class ServeCommand implements Command, HasUsage
             JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
             self::loopDescription($loop, $server->maxConnections()),
         ));
+        self::announceAdmin($admin, $stdout);
         $system->run();
         foreach ($watchers as $watcher) {
             $loop->cancel($watcher);
@@ -139,10 +157,34 @@ final class ServeCommand implements Command, HasUsage
      * @param resource $stdout
      * @param resource $stderr
      */
-    private function runPool(ServeOptions $options, PoolOptions $poolOptions, ServerOptions $serverOptions, \Closure $configure, mixed $stdout, mixed $stderr): int
+    private function runPool(ServeOptions $options, PoolOptions $poolOptions, ServerOptions $serverOptions, \Closure $configure, StoreLocation $store, mixed $stdout, mixed $stderr): int
     {
         // The master logs the pool's life (workers started, replaced, recycled) at info level.
-        $pool = new WorkerPool(new HttpWorker($configure, $serverOptions, new StderrLogger()), $poolOptions, new StderrLogger(LogLevel::INFO));
+        $observer = $options->admin === null ? null : new ServedObservability();
+        $pool = new WorkerPool(new HttpWorker($configure, $serverOptions, new StderrLogger(), $observer), $poolOptions, new StderrLogger(LogLevel::INFO));
+        $admin = null;
+        if ($options->admin !== null) {
+            // The admin listener lives in the master: it asks the workers for their figures over
+            // their control channels (PoolView), so that it answers while any worker is stuck.
+            $view = new PoolView($pool);
+            $checks = self::checks($pool->loop(), $store)->add('workers', static function () use ($view): CheckResult {
+                [$ok, $detail] = $view->workersUp();
+
+                return $ok ? CheckResult::ok($detail) : CheckResult::fail($detail);
+            });
+            $admin = new AdminServer($pool->loop(), $view->metrics(...), $view, $checks, 'nexus', new StderrLogger());
+            try {
+                $admin->listen($options->admin);
+            } catch (ListenException $e) {
+                fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
+
+                return self::FAILURE;
+            }
+            $pool->afterFork($admin->closeInheritedSockets(...));
+            $pool->onStop(static function () use ($admin): void {
+                $admin->stop();
+            });
+        }
         try {
             $pool->open();
         } catch (PoolStartException $e) {
@@ -159,10 +201,47 @@ final class ServeCommand implements Command, HasUsage
             getmypid(),
             DriverFactory::describe(),
         ));
+        self::announceAdmin($admin, $stdout);
         $code = $pool->run();
         fwrite($stdout, "Stopped.\n");
 
         return $code;
+    }
+
+    /**
+     * @param resource $stdout
+     */
+    private static function announceAdmin(?AdminServer $admin, mixed $stdout): void
+    {
+        if ($admin === null) {
+            return;
+        }
+        $base = str_replace('tcp://', 'http://', $admin->addresses()[0] ?? '');
+        fwrite($stdout, "Admin listener on {$base}: {$base}/dashboard, {$base}/metrics, {$base}/readyz (--admin=off disables it).\n");
+    }
+
+    /**
+     * The readiness checks both modes share: the PostgreSQL store answers, when it is the store.
+     */
+    private static function checks(Loop $loop, StoreLocation $store): HealthChecks
+    {
+        $checks = new HealthChecks($loop);
+        $config = $store->postgres;
+        if ($config !== null) {
+            $checks->add('store', static function () use ($loop, $config): CheckResult {
+                $started = microtime(true);
+                $connection = PgConnection::connectAsync($loop, $config)->await(2.0);
+                try {
+                    $connection->query('SELECT 1');
+                } finally {
+                    $connection->close();
+                }
+
+                return CheckResult::ok(\sprintf('PostgreSQL %s:%d answered SELECT 1 in %.1f ms', $config->host, $config->port, (microtime(true) - $started) * 1000));
+            });
+        }
+
+        return $checks;
     }
 
     /**
@@ -186,6 +265,7 @@ final class ServeCommand implements Command, HasUsage
             Usage: nexus serve [APP_FILE] [--host=127.0.0.1] [--port=8080] [--workers=N] [--no-jit]
                                [--max-requests=N] [--max-memory=MB] [--handler-timeout=S]
                                [--allowed-hosts=HOST,HOST] [--data-dir=DIR] [--store=URL]
+                               [--admin=HOST:PORT|off]
 
               APP_FILE        a PHP file returning
                               fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers,
@@ -205,6 +285,10 @@ final class ServeCommand implements Command, HasUsage
                               the only host names requests may name in their Host header (the
                               port aside), separated by commas; any other gets 421 Misdirected
                               Request (default: every host)
+              --admin         the admin listener: /metrics (Prometheus), /livez, /readyz,
+                              /dashboard (default 127.0.0.1:9090, or a free port when --port=0;
+                              off disables it); never the application's port. With workers it
+                              runs in the master and shows every worker
               --no-jit        do not restart PHP with OPcache and the tracing JIT
               --data-dir      where durable actors are kept: DIR/nexus.sqlite (default ./var,
                               created if missing)

@@ -4,6 +4,9 @@ declare(strict_types=1);
 
 namespace Nexus\Cli;
 
+use Nexus\Admin\AdminAddress;
+use Nexus\Admin\Exception\AdminAddressException;
+
 /**
  * The command line of `nexus serve`, checked.
  */
@@ -23,6 +26,8 @@ final class ServeOptions
         public readonly ?array $allowedHosts,
         public readonly string $dataDir = './var',
         public readonly ?string $store = null,
+        /** Where the admin listener listens; null: off. */
+        public readonly ?AdminAddress $admin = null,
     ) {}
 
     /**
@@ -42,6 +47,7 @@ final class ServeOptions
         $allowedHosts = null;
         $dataDir = './var';
         $store = null;
+        $admin = null;
         foreach ($args as $arg) {
             if ($arg === '--help' || $arg === '-h') {
                 $help = true;
@@ -89,6 +95,13 @@ final class ServeOptions
                 if (!str_starts_with($store, 'postgres://') && !str_starts_with($store, 'postgresql://')) {
                     throw new UsageException("--store takes a PostgreSQL URL such as postgres://USER:PASS@HOST:5432/DB, got '{$store}' (SQLite is the default: see --data-dir).");
                 }
+            } elseif (str_starts_with($arg, '--admin=')) {
+                $admin = substr($arg, 8);
+                try {
+                    AdminAddress::parse($admin);
+                } catch (AdminAddressException $e) {
+                    throw new UsageException('--admin: ' . $e->getMessage(), 0, $e);
+                }
             } elseif (str_starts_with($arg, '-')) {
                 throw new UsageException("Unknown option '{$arg}'. See: nexus serve --help");
             } elseif ($appFile === null) {
@@ -98,7 +111,13 @@ final class ServeOptions
             }
         }
 
-        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store);
+        // The default admin address, or a free port when the application's port is picked too.
+        $adminAddress = AdminAddress::parse($admin ?? ($port === 0 ? '127.0.0.1:0' : AdminAddress::DEFAULT));
+        if ($adminAddress !== null && $adminAddress->port !== 0 && $adminAddress->port === $port) {
+            throw new UsageException("The admin listener never shares the application's port {$port}: choose another with --admin=HOST:PORT, or --admin=off.");
+        }
+
+        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store, $adminAddress);
     }
 
     private static function number(string $arg, int $min, int $max): int

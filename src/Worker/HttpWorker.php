@@ -36,6 +36,7 @@ final class HttpWorker implements WorkerMain
         private readonly \Closure $configure,
         private readonly ServerOptions $serverOptions = new ServerOptions(),
         private readonly ?LoggerInterface $logger = null,
+        private readonly ?ServerObserver $observer = null,
     ) {}
 
     public function run(WorkerContext $context): int
@@ -46,8 +47,10 @@ final class HttpWorker implements WorkerMain
         $system = new ActorSystem("nexus-worker-{$context->id}", $logger, $loop);
         $workers = $context->join($system);
         $app = new Application($system, logger: $logger);
+        $this->observer?->configure($app, $system, $context);
         ($this->configure)($app, $system, $workers);
         $server = new HttpServer($loop, $app->handler(), $this->serverOptions, $logger);
+        $this->observer?->serving($server, $system, $context);
         $listener = $context->httpListener($loop, new ListenOptions(
             maxConnections: $this->serverOptions->maxConnections,
             tcpNoDelay: true,

@@ -25,6 +25,12 @@ final class WorkerContext
     private bool $readySent = false;
     private bool $recycleSent = false;
     private ?Mesh $mesh = null;
+    /** @var (\Closure(string): string)|null */
+    private ?\Closure $stats = null;
+    /** Answers to the master not written yet (the channel is non-blocking once watchMaster() ran). */
+    private string $outgoing = '';
+    private ?Loop $loop = null;
+    private ?int $writeWatcher = null;
 
     /**
      * @param resource|null $httpSocket a listening socket (SO_REUSEPORT) inherited from the master
@@ -124,29 +130,110 @@ final class WorkerContext
     }
 
     /**
+     * Answers the master's stats queries (WorkerPool::collectStats()) with $provider($question):
+     * a string of at most WorkerPool::MAX_STATS_BYTES, called on this worker's loop, which must not
+     * wait. Takes effect with watchMaster(). A query that arrives while the previous answer is
+     * still being written is answered after it; the master times out a worker that never answers.
+     *
+     * @param \Closure(string): string $provider
+     */
+    public function answerStats(\Closure $provider): void
+    {
+        $this->stats = $provider;
+    }
+
+    /**
      * Calls $onGone once the master has gone away (its end of the channel closed), so that no
-     * worker outlives it.
+     * worker outlives it, and answers the master's stats queries (see answerStats()).
      *
      * @param \Closure(): void $onGone
      */
     public function watchMaster(Loop $loop, \Closure $onGone): void
     {
         $control = $this->control;
+        $this->loop = $loop;
+        stream_set_blocking($control, false);
         $watcher = null;
-        $watcher = $loop->onReadable($control, static function () use ($control, $loop, &$watcher, $onGone): void {
-            $bytes = @fread($control, 512);
+        $buffer = '';
+        $watcher = $loop->onReadable($control, function () use ($control, $loop, &$watcher, &$buffer, $onGone): void {
+            $bytes = @fread($control, 4096);
             if ($bytes === '' || $bytes === false) {
                 if (\is_int($watcher)) {
                     $loop->cancel($watcher);
                 }
                 $onGone();
+
+                return;
+            }
+            $buffer .= $bytes;
+            while (($end = strpos($buffer, "\n")) !== false) {
+                $line = substr($buffer, 0, $end);
+                $buffer = substr($buffer, $end + 1);
+                if (preg_match('/^stats (\d{1,18}) ([a-z]{1,16})$/', $line, $match) === 1) {
+                    $this->answer($match[1], $match[2]);
+                }
+            }
+            if (\strlen($buffer) > 4096) {
+                $buffer = ''; // not a line the master sends
             }
         });
         $loop->unreference($watcher);
     }
 
+    private function answer(string $id, string $question): void
+    {
+        $payload = '';
+        if (\strlen($this->outgoing) > WorkerPool::MAX_STATS_BYTES) {
+            // The master reads nothing: add no more; it counts this worker's answer as missing.
+        } elseif ($this->stats !== null) {
+            try {
+                $payload = ($this->stats)($question);
+            } catch (\Throwable $e) {
+                $this->loop?->reportError($e);
+                $payload = '';
+            }
+        }
+        $this->send('stats ' . $id . ' ' . \strlen($payload) . "\n" . $payload);
+    }
+
     private function report(string $line): void
     {
-        @fwrite($this->control, $line . "\n");
+        if ($this->loop === null) {
+            @fwrite($this->control, $line . "\n"); // still blocking: before watchMaster()
+
+            return;
+        }
+        $this->send($line . "\n");
+    }
+
+    private function send(string $bytes): void
+    {
+        $this->outgoing .= $bytes;
+        $this->flush();
+    }
+
+    private function flush(): void
+    {
+        if ($this->outgoing !== '') {
+            $written = @fwrite($this->control, $this->outgoing);
+            if (\is_int($written) && $written > 0) {
+                $this->outgoing = (string) substr($this->outgoing, $written);
+            } elseif ($written === false) {
+                $this->outgoing = ''; // the master is gone: watchMaster() sees the end
+            }
+        }
+        $loop = $this->loop;
+        if ($loop === null) {
+            return;
+        }
+        if ($this->outgoing === '' && $this->writeWatcher !== null) {
+            $loop->cancel($this->writeWatcher);
+            $this->writeWatcher = null;
+        } elseif ($this->outgoing !== '' && $this->writeWatcher === null) {
+            $this->writeWatcher = $loop->onWritable($this->control, function (): void {
+                $this->flush();
+            });
+            $loop->unreference($this->writeWatcher);
+        }
     }
 }
