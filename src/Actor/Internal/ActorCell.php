@@ -587,6 +587,9 @@ final class ActorCell implements ActorContext, Runnable
         $this->status = self::TERMINATED;
         $this->handler = $this->onSignal = null;
         $this->state = Stateless::Instance;
+        // Before its queue becomes dead letters: an actor subscribed to DeadLetter would
+        // otherwise be sent the event of each, which is a dead letter again, without end.
+        $this->system->eventStream->unsubscribe($this->ref);
         foreach ($this->mailbox->drain() as [$message, $sender]) {
             $this->deadLetterQueued($message, $sender);
         }
@@ -613,7 +616,6 @@ final class ActorCell implements ActorContext, Runnable
         if ($this->processed > 0 && $system->stats->enabled) {
             $system->stats->retire($this->kind(), $this->processed);
         }
-        $system->eventStream->unsubscribe($this->ref);
         if ($system->eventStream->hasSubscribers(ActorStopped::class)) {
             $system->eventStream->publish(new ActorStopped($this->ref));
         }
