@@ -7,6 +7,7 @@ namespace Nexus\Admin;
 use Nexus\Actor\ActorSystem;
 use Nexus\Http\Application;
 use Nexus\Http\Server\HttpServer;
+use Nexus\Metrics\Aggregation;
 use Nexus\Metrics\HttpServerMetrics;
 use Nexus\Metrics\Registry;
 use Nexus\Worker\ServerObserver;
@@ -56,7 +57,31 @@ final class ServedObservability implements ServerObserver
         $registry = $this->registry();
         $registry->gaugeCallback('http.server.open_connections', 'HTTP connections open now (WebSocket connections included).', static fn(): int => $server->connectionCount(), unit: '{connection}');
         $registry->gaugeCallback('nexus.websocket.connections', 'WebSocket connections open now.', static fn(): int => $server->upgradedCount(), unit: '{connection}');
-        $context?->answerStats(fn(string $question): string => $this->payload());
+        if ($context !== null) {
+            self::linkMetrics($registry, $context);
+            $context->answerStats(fn(string $question): string => $this->payload());
+        }
+    }
+
+    /**
+     * The links between workers, per worker and peer: batches and bytes each way, and batches
+     * not acknowledged yet (counted by the links per batch, read here at scrape time).
+     */
+    private static function linkMetrics(Registry $registry, WorkerContext $context): void
+    {
+        $rows = static function (string $field) use ($context): array {
+            $rows = [];
+            foreach ($context->linkStats() as $link) {
+                $rows[] = [[(string) $link['peer']], $link[$field]];
+            }
+
+            return $rows;
+        };
+        $registry->counterCallback('nexus.mesh.frames.sent', 'Batches of messages sent to another worker, by peer.', static fn(): array => $rows('framesSent'), ['peer'], '{frame}', aggregation: Aggregation::PerWorker);
+        $registry->counterCallback('nexus.mesh.frames.received', 'Batches of messages received from another worker, by peer.', static fn(): array => $rows('framesReceived'), ['peer'], '{frame}', aggregation: Aggregation::PerWorker);
+        $registry->counterCallback('nexus.mesh.sent', 'Bytes sent to another worker (frames with their headers), by peer.', static fn(): array => $rows('bytesSent'), ['peer'], 'By', aggregation: Aggregation::PerWorker);
+        $registry->counterCallback('nexus.mesh.received', 'Bytes received from another worker, by peer.', static fn(): array => $rows('bytesReceived'), ['peer'], 'By', aggregation: Aggregation::PerWorker);
+        $registry->gaugeCallback('nexus.mesh.unacknowledged', 'Batches sent to another worker and not acknowledged yet, by peer.', static fn(): array => $rows('unacknowledged'), ['peer'], '{frame}');
     }
 
     /**

@@ -78,6 +78,16 @@ final class WorkerContext
     }
 
     /**
+     * The links from this worker to the others (Mesh::linkStats()): empty before join().
+     *
+     * @return list<array{peer: int, framesSent: int, bytesSent: int, unacknowledged: int, framesReceived: int, bytesReceived: int}>
+     */
+    public function linkStats(): array
+    {
+        return $this->mesh?->linkStats() ?? [];
+    }
+
+    /**
      * Call first when this worker is asked to stop: during a reload (a new worker has taken this
      * slot), its named actors and entities stop, each after the message in hand, and pass with
      * what they still had queued to the new worker, which starts them only then. Does nothing

@@ -76,6 +76,8 @@ final class Mesh
     private ?Listener $listener = null;
     /** @var array<int, InboundLink> */
     private array $inbound = [];
+    /** @var array<int, array{int, int}> batches and bytes received, by the worker they came from */
+    private array $receivedTotals = [];
     private string $ownSocket = '';
     private readonly ReplyAddresses $replies;
     private readonly Undelivered $undelivered;
@@ -151,6 +153,44 @@ final class Mesh
      *
      * @return Future<null>
      */
+    /**
+     * @internal an inbound link counts each batch it reads
+     */
+    public function received(int $peer, int $bytes): void
+    {
+        $totals = $this->receivedTotals[$peer] ?? [0, 0];
+        $this->receivedTotals[$peer] = [$totals[0] + 1, $totals[1] + $bytes];
+    }
+
+    /**
+     * The links with each other worker, for metrics: batches and bytes sent and received so far,
+     * and batches sent but not acknowledged yet. Only real workers (0..count-1): the links of a
+     * hand-off are left out.
+     *
+     * @return list<array{peer: int, framesSent: int, bytesSent: int, unacknowledged: int, framesReceived: int, bytesReceived: int}>
+     */
+    public function linkStats(): array
+    {
+        $rows = [];
+        for ($peer = 0; $peer < $this->count; ++$peer) {
+            if ($peer === $this->id) {
+                continue;
+            }
+            $link = $this->peers[$peer] ?? null;
+            $received = $this->receivedTotals[$peer] ?? [0, 0];
+            $rows[] = [
+                'peer' => $peer,
+                'framesSent' => $link === null ? 0 : $link->framesSent,
+                'bytesSent' => $link === null ? 0 : $link->bytesSent,
+                'unacknowledged' => $link === null ? 0 : $link->unacknowledged(),
+                'framesReceived' => $received[0],
+                'bytesReceived' => $received[1],
+            ];
+        }
+
+        return $rows;
+    }
+
     public function stop(): Future
     {
         if ($this->drained !== null) {

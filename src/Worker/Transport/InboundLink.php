@@ -133,6 +133,7 @@ final class InboundLink
                 throw new FrameException("worker {$this->peer} sent a {$type->name} frame where batches were expected");
             }
             $sequence = Frames::sequence($payload);
+            $this->mesh->received($this->peer, \strlen($payload) + 4);
             $batch = $this->mesh->codec->decode(\ord($payload[8]), substr($payload, 9));
             $reached = $this->mesh->deliverBatch($batch, 1, $this->selfAlias);
             if ($reached < \count($batch)) {

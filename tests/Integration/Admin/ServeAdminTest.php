@@ -44,19 +44,23 @@ final class ServeAdminTest extends TestCase
         }
         self::assertSame(200, self::http('POST', "{$served->url}/dead/{$k}")[0]);
         self::assertSame(404, self::http('GET', "{$served->url}/nowhere/42")[0]);
+        for ($i = 0; $i < 6; ++$i) { // asks of the pool's one tally actor: some cross the mesh
+            self::assertSame(200, self::http('POST', "{$served->url}/tally")[0]);
+        }
 
         $body = $this->waitForMetrics((string) $served->admin, [
             "http_server_request_duration_seconds_count{http_request_method=\"GET\",http_route=\"/hello\",http_response_status_code=\"200\"} {$n}",
             "http_server_request_duration_seconds_count{http_request_method=\"POST\",http_route=\"/counters/{name}\",http_response_status_code=\"200\"} {$m}",
             'http_server_request_duration_seconds_count{http_request_method="POST",http_route="/dead/{count}",http_response_status_code="200"} 1',
             'http_server_request_duration_seconds_count{http_request_method="GET",http_route="",http_response_status_code="404"} 1',
-            // M counters, plus the dead-letter target and its watcher, both stopped since.
-            'nexus_actors_started_total{scope="user"} ' . ($m + 2),
+            // M counters, the tally, and the dead-letter target and its watcher, both stopped since.
+            'nexus_actors_started_total{scope="user"} ' . ($m + 3),
             'nexus_actors_stopped_total{scope="user"} 2',
             "nexus_dead_letters_total{reason=\"recipient terminated\"} {$k}",
             // Each counter was told two increments.
             'nexus_actor_messages_processed_total{kind="counter"} ' . (2 * $m),
             'nexus_ask_timeouts_total 0',
+            'nexus_actor_messages_processed_total{kind="tally"} 6',
             'nexus_worker_up{worker="0"} 1',
             'nexus_worker_up{worker="1"} 1',
             'nexus_worker_restarts_total{worker="0"} 0',
@@ -65,12 +69,27 @@ final class ServeAdminTest extends TestCase
         self::assertMatchesRegularExpression('/^http_server_open_connections\{worker="1"\} \d+$/m', $body);
         self::assertMatchesRegularExpression('/^process_memory_usage_bytes\{worker="0"\} [1-9]\d+$/m', $body);
         self::assertMatchesRegularExpression('/^process_cpu_time_seconds_total\{worker="1"\} [0-9.e-]+$/m', $body);
+        // Every batch sent between the workers arrived and was acknowledged (acknowledgements
+        // leave a few milliseconds later: wait until the links are quiet).
+        $deadline = microtime(true) + 10.0;
+        do {
+            $sums = self::meshSums($body);
+            if ($sums['unacknowledged'] === 0 || microtime(true) > $deadline) {
+                break;
+            }
+            $this->waitABit();
+            $body = self::http('GET', "{$served->admin}/metrics")[1];
+        } while (true);
+        self::assertGreaterThan(0, $sums['frames_sent_total'], 'a tally ask crossed the mesh');
+        self::assertSame($sums['frames_sent_total'], $sums['frames_received_total']);
+        self::assertSame($sums['sent_bytes_total'], $sums['received_bytes_total']);
+        self::assertSame(0, $sums['unacknowledged']);
         $live = 0;
         preg_match_all('/^nexus_actors_live\{worker="[01]",scope="user"\} (\d+)$/m', $body, $rows);
         foreach ($rows[1] as $value) {
             $live += (int) $value;
         }
-        self::assertSame($m, $live, 'the live user actors of both workers add up to the M counters');
+        self::assertSame($m + 1, $live, 'the live user actors of both workers add up to the M counters and the tally');
 
         $promtool = DebianTool::find('promtool', 'prometheus', $why);
         if ($promtool === null) {
@@ -159,6 +178,23 @@ final class ServeAdminTest extends TestCase
         stream_get_contents($pipes[1]);
         self::assertNotSame(0, proc_close($process));
         self::assertStringContainsString("never shares the application's port 8123", $stderr);
+    }
+
+    /**
+     * The mesh metrics summed over both workers.
+     *
+     * @return array<string, int>
+     */
+    private static function meshSums(string $body): array
+    {
+        $sums = [];
+        foreach (['frames_sent_total', 'frames_received_total', 'sent_bytes_total', 'received_bytes_total', 'unacknowledged'] as $metric) {
+            preg_match_all("/^nexus_mesh_{$metric}\\{worker=\"[01]\",peer=\"[01]\"\\} (\\d+)$/m", $body, $values);
+            self::assertCount(2, $values[1], "nexus_mesh_{$metric} for both workers:\n{$body}");
+            $sums[$metric] = array_sum(array_map('intval', $values[1]));
+        }
+
+        return $sums;
     }
 
     private function serve(): ServedNexus

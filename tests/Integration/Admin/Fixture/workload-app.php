@@ -8,12 +8,20 @@ use Nexus\Actor\Behavior;
 use Nexus\Actor\Message\Terminated;
 use Nexus\Actor\Props;
 use Nexus\Http\Application;
+use Nexus\Worker\Workers;
 
 /*
  * A known workload for the admin tests: counters started by requests (kind "counter"), each
  * told a number of increments; dead letters on demand; a plain route.
  */
-return static function (Application $app, ActorSystem $system): void {
+return static function (Application $app, ActorSystem $system, Workers $workers): void {
+    // One actor for the whole pool: asked from the other worker, over the link between them.
+    $tally = $workers->named('tally', Props::fromBehavior(Behavior::withState(0, static function (int $count, mixed $message, ActorContext $ctx): int {
+        $ctx->reply($count + 1);
+
+        return $count + 1;
+    }))->withKind('tally'));
+    $app->post('/tally', static fn(): array => ['tally' => $tally->ask('add', 5.0)->await()]);
     $counter = Props::fromBehavior(Behavior::withState(0, static fn(int $count, mixed $message): int => $count + 1))->withKind('counter');
     $app->get('/hello', static fn(): string => 'hello');
     $app->post('/counters/{name}', static function (string $name) use ($system, $counter): array {
