@@ -12,9 +12,10 @@ namespace Nexus\Actor;
  * - askTimeouts: asks that got no reply in time (local asks; the worker mesh counts its own);
  * - while enabled (the admin view enables it): the messages processed by actors that stopped,
  *   by kind (live actors keep their own count, see ActorSystem::inspect()), and a sample of the
- *   time spent handling messages: one turn in SAMPLE_EVERY is timed, and its time and message
- *   count are added to the actor's kind. sampledSeconds/sampledMessages is the mean time per
- *   message of that kind; processed × mean estimates the total.
+ *   time spent handling messages: SAMPLES_PER_SECOND times a second the next turn is timed (its
+ *   wall time, waits in the handler included), and its time and message count are added to the
+ *   actor's kind. sampledSeconds/sampledMessages is the mean time per message of that kind.
+ *   What a turn pays while nothing is sampled: one boolean read.
  *
  * Bound: one entry per actor kind (kinds come from code, not data: an Actor class, a
  * Props::withKind() label or the place a behavior was written), at most MAX_KINDS; further kinds
@@ -22,14 +23,14 @@ namespace Nexus\Actor;
  */
 final class ActorStats
 {
-    public const SAMPLE_EVERY = 64;
+    /** Turns timed per second at most, while enabled. */
+    public const SAMPLES_PER_SECOND = 20;
     public const MAX_KINDS = 200;
     public const OTHER = '_other';
 
     public int $askTimeouts = 0;
+    /** Whether processing time is sampled and stopped actors' counts kept (see ActorSystem::enableStats()). */
     public bool $enabled = false;
-    /** Turns left until the next timed one (counts down while enabled). */
-    public int $countdown = self::SAMPLE_EVERY;
     /** @var array<string, int> messages processed by actors that have stopped, by kind */
     public array $processedByStopped = [];
     /** @var array<string, float> */
@@ -42,7 +43,7 @@ final class ActorStats
     /**
      * @internal called by the actor's run loop for a timed turn
      */
-    public function sample(string $kind, int $messages, float $seconds): void
+    public function sampled(string $kind, int $messages, float $seconds): void
     {
         if (!isset($this->sampledTurns[$kind]) && \count($this->sampledTurns) >= self::MAX_KINDS) {
             $kind = self::OTHER;

@@ -39,6 +39,13 @@ final class ActorSystem
     public readonly DeadLetters $deadLetters;
     /** Figures for observability (ask timeouts, sampled processing time), read at scrape time. */
     public readonly ActorStats $stats;
+    /**
+     * The next actor turn is timed for ActorStats (set by enableStats()'s timer).
+     *
+     * @internal
+     */
+    public bool $sampleNextTurn = false;
+    private ?int $statsTimer = null;
     /** The strategy for actors whose parent sets none, top-level actors included. */
     public readonly SupervisorStrategy $defaultStrategy;
 
@@ -138,6 +145,29 @@ final class ActorSystem
         }
 
         return $cell->status === ActorCell::TERMINATED ? null : $cell->ref;
+    }
+
+    /**
+     * Starts keeping ActorStats' sampled processing time and the messages processed by actors
+     * that stop (the admin view calls it): a timer marks the next turn for timing
+     * ActorStats::SAMPLES_PER_SECOND times a second. It does not keep the loop alive.
+     */
+    public function enableStats(): void
+    {
+        if ($this->statsTimer !== null) {
+            return;
+        }
+        $this->stats->enabled = true;
+        $this->statsTimer = $this->loop->repeat(1.0 / ActorStats::SAMPLES_PER_SECOND, function (): void {
+            $this->sampleNextTurn = true;
+        });
+        $this->loop->unreference($this->statsTimer);
+        $this->whenTerminated()->onSettle(function (): void {
+            if ($this->statsTimer !== null) {
+                $this->loop->cancel($this->statsTimer);
+                $this->statsTimer = null;
+            }
+        });
     }
 
     /**

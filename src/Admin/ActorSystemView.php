@@ -7,12 +7,12 @@ namespace Nexus\Admin;
 use Nexus\Actor\ActorStats;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
-use Nexus\Actor\Props;
 use Nexus\Actor\Event\ActorRestarted;
 use Nexus\Actor\Event\ActorStarted;
 use Nexus\Actor\Event\ActorStopped;
 use Nexus\Actor\Event\DeadLetter;
 use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Actor\Props;
 use Nexus\Metrics\Aggregation;
 use Nexus\Metrics\CounterSeries;
 use Nexus\Metrics\Registry;
@@ -94,7 +94,7 @@ final class ActorSystemView implements SystemView
 
             return $rows;
         }, ['reason'], '{message}');
-        $system->stats->enabled = true;
+        $system->enableStats();
         $stats = $system->stats;
         $registry->counterCallback('nexus.actor.messages.processed', 'Messages handled by actors, by kind (the Actor class, a Props::withKind() label, or where the behavior was written).', function () use ($stats): array {
             $byKind = $stats->processedByStopped;
@@ -106,7 +106,7 @@ final class ActorSystemView implements SystemView
 
             return self::rows($byKind);
         }, ['kind'], '{message}');
-        $registry->counterCallback('nexus.actor.processing.sampled_time', 'Time spent handling messages in sampled turns (one turn in ' . ActorStats::SAMPLE_EVERY . '), by kind; divide by nexus_actor_processing_sampled_messages_total for the mean per message.', static fn(): array => self::rows($stats->sampledSeconds), ['kind'], 's');
+        $registry->counterCallback('nexus.actor.processing.sampled_time', 'Time spent handling messages in sampled turns (' . ActorStats::SAMPLES_PER_SECOND . ' turns a second), by kind; divide by nexus_actor_processing_sampled_messages_total for the mean per message.', static fn(): array => self::rows($stats->sampledSeconds), ['kind'], 's');
         $registry->counterCallback('nexus.actor.processing.sampled_messages', 'Messages handled in the sampled turns, by kind.', static fn(): array => self::rows($stats->sampledMessages), ['kind'], '{message}');
         $registry->gaugeCallback('nexus.actor.mailbox.depth', \sprintf('Messages waiting in the deepest mailboxes: the %d deepest actors, the deepest per kind.', self::DEEPEST), function (): array {
             return self::rows($this->deepestMailboxes());

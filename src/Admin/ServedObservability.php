@@ -6,6 +6,7 @@ namespace Nexus\Admin;
 
 use Nexus\Actor\ActorSystem;
 use Nexus\Http\Application;
+use Nexus\Http\RequestHandler;
 use Nexus\Http\Server\HttpServer;
 use Nexus\Metrics\Aggregation;
 use Nexus\Metrics\HttpServerMetrics;
@@ -15,8 +16,8 @@ use Nexus\Worker\WorkerContext;
 
 /**
  * The metrics and the view of one serving process (`nexus serve`, one per worker): a Registry,
- * an ActorSystemView created right after the actor system, the HttpServerMetrics middleware
- * ahead of the application's own, gauges over the server's connections, and, in a worker pool,
+ * an ActorSystemView created right after the actor system, HttpServerMetrics around the
+ * application's whole handler (HttpServerMetrics::wrap(): no middleware layer), gauges over the server's connections, and, in a worker pool,
  * the answer to the master's stats query: one JSON document with the registry's snapshot and the
  * view (at most Feed::MAX_ACTORS actors and Feed::MAX_DEAD_LETTERS dead letters), which the
  * master's PoolView merges.
@@ -29,6 +30,7 @@ final class ServedObservability implements ServerObserver
     private ?Registry $registry = null;
     private ?ActorSystemView $view = null;
     private ?HttpServer $server = null;
+    private ?HttpServerMetrics $http = null;
 
     /**
      * The registry of this process, made by configure(): in a pool each worker makes its own
@@ -48,7 +50,12 @@ final class ServedObservability implements ServerObserver
             fn(): int => $this->server?->requestsServed() ?? 0,
             $context === null ? '0' : (string) $context->id,
         );
-        $app->middleware(new HttpServerMetrics($this->registry));
+        $this->http = new HttpServerMetrics($this->registry);
+    }
+
+    public function handler(RequestHandler $handler): RequestHandler
+    {
+        return $this->http === null ? $handler : $this->http->wrap($handler);
     }
 
     public function serving(HttpServer $server, ActorSystem $system, ?WorkerContext $context): void

@@ -104,7 +104,7 @@ final class ServeCommand implements Command, HasUsage
         $observability = $options->admin === null ? null : new ServedObservability();
         $observability?->configure($app, $system, null);
         $configure($app, $system, Workers::single($system));
-        $server = new HttpServer($loop, $app->handler(), $serverOptions, $logger);
+        $server = new HttpServer($loop, $observability === null ? $app->handler() : $observability->handler($app->handler()), $serverOptions, $logger);
         $observability?->serving($server, $system, null);
         $admin = null;
         try {

@@ -29,7 +29,8 @@ final class HttpServerMetrics implements Middleware
     private const METHODS = ['GET' => true, 'HEAD' => true, 'POST' => true, 'PUT' => true, 'PATCH' => true, 'DELETE' => true, 'OPTIONS' => true, 'CONNECT' => true, 'TRACE' => true];
 
     public readonly Histogram $duration;
-    private readonly GaugeSeries $active;
+    /** Requests being handled now: a plain integer, read at scrape time. */
+    private int $active = 0;
     /** @var array<string, array<string, array<int, HistogramSeries>>> by route, method, status */
     private array $series = [];
     private int $cached = 0;
@@ -43,23 +44,39 @@ final class HttpServerMetrics implements Middleware
             's',
             Buckets::SECONDS,
         );
-        $this->active = $registry->gauge('http.server.active_requests', 'HTTP requests being handled now.', [], '{request}', aggregation: Aggregation::Sum)->labels();
+        $registry->gaugeCallback('http.server.active_requests', 'HTTP requests being handled now.', fn(): int => $this->active, [], '{request}', aggregation: Aggregation::Sum);
+    }
+
+    /**
+     * The handler measured, without a middleware layer: for the outermost place, around the
+     * application's whole handler (its error handler included, so every answer is seen with
+     * its final status). What `nexus serve` uses.
+     */
+    public function wrap(RequestHandler $handler): RequestHandler
+    {
+        return new MeasuredHandler($this, $handler);
     }
 
     public function process(Request $request, RequestHandler $next): Response
     {
         $start = hrtime(true);
-        $this->active->inc();
+        ++$this->active;
         try {
             $response = $next->handle($request);
         } catch (\Throwable $e) {
-            $this->active->dec();
+            --$this->active;
             $this->record($request, 500, $start);
 
             throw $e;
         }
-        $this->active->dec();
-        $this->record($request, $response->status, $start);
+        --$this->active;
+        $status = $response->status;
+        $route = $request->routeTemplate ?? '';
+        $method = $request->method();
+        if (!isset(self::METHODS[$method])) {
+            $method = '_OTHER';
+        }
+        ($this->series[$route][$method][$status] ?? $this->resolve($route, $method, $status))->observe((hrtime(true) - $start) / 1e9);
 
         return $response;
     }

@@ -49,7 +49,8 @@ final class HttpWorker implements WorkerMain
         $app = new Application($system, logger: $logger);
         $this->observer?->configure($app, $system, $context);
         ($this->configure)($app, $system, $workers);
-        $server = new HttpServer($loop, $app->handler(), $this->serverOptions, $logger);
+        $handler = $this->observer === null ? $app->handler() : $this->observer->handler($app->handler());
+        $server = new HttpServer($loop, $handler, $this->serverOptions, $logger);
         $this->observer?->serving($server, $system, $context);
         $listener = $context->httpListener($loop, new ListenOptions(
             maxConnections: $this->serverOptions->maxConnections,

@@ -6,6 +6,7 @@ namespace Nexus\Worker;
 
 use Nexus\Actor\ActorSystem;
 use Nexus\Http\Application;
+use Nexus\Http\RequestHandler;
 use Nexus\Http\Server\HttpServer;
 
 /**
@@ -16,10 +17,15 @@ use Nexus\Http\Server\HttpServer;
 interface ServerObserver
 {
     /**
-     * Before the application's own configuration: add the first global middleware here, create
-     * what must see every actor from the start. $context is null in a single-process server.
+     * Before the application's own configuration: create what must see every actor from the
+     * start. $context is null in a single-process server.
      */
     public function configure(Application $app, ActorSystem $system, ?WorkerContext $context): void;
+
+    /**
+     * The application's handler, as the server will call it: return it measured (or as it is).
+     */
+    public function handler(RequestHandler $handler): RequestHandler;
 
     /**
      * The server exists and is about to serve: register what reads it (connections), answer the

@@ -7,7 +7,6 @@ namespace Nexus\Actor\Internal;
 use Nexus\Actor\Actor;
 use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorRef;
-use Nexus\Actor\ActorStats;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\BehaviorKind;
@@ -93,9 +92,6 @@ final class ActorCell implements ActorContext, Runnable
     public ?CellExtras $extras = null;
     /** Messages handled so far (added once per turn, not per message). */
     public int $processed = 0;
-    /** The Actor class, when the Props made an Actor. */
-    private ?string $actorClass = null;
-    private ?string $kind = null;
 
     public function __construct(
         public readonly ActorSystem $system,
@@ -110,24 +106,25 @@ final class ActorCell implements ActorContext, Runnable
 
     /**
      * What kind of actor this is, for metrics: the Props' kind, else the Actor class, else where
-     * its handler was written (File.php:12). Worked out once, on first use.
+     * its handler was written (File.php:12). Worked out when asked (reflection: about a
+     * microsecond), so that an actor carries no more for it.
      */
     public function kind(): string
     {
-        if ($this->kind !== null) {
-            return $this->kind;
+        if ($this->props->kind !== null) {
+            return $this->props->kind;
         }
-        $kind = $this->props->kind ?? $this->actorClass;
-        if ($kind === null && $this->handler !== null) {
-            $function = new \ReflectionFunction($this->handler);
-            $file = $function->getFileName();
-            $kind = $file === false ? 'behavior' : basename($file) . ':' . $function->getStartLine();
+        if ($this->handler === null) {
+            return 'behavior'; // not started yet, or stopped
         }
-        if ($kind === null) {
-            return 'behavior'; // not started yet: decide later
+        $function = new \ReflectionFunction($this->handler);
+        $actor = $function->getClosureThis();
+        if ($actor instanceof Actor) {
+            return $actor::class;
         }
+        $file = $function->getFileName();
 
-        return $this->kind = $kind;
+        return $file === false ? 'behavior' : basename($file) . ':' . $function->getStartLine();
     }
 
     /**
@@ -185,9 +182,10 @@ final class ActorCell implements ActorContext, Runnable
 
     public function run(): void
     {
-        $this->system->scheduler->current = $this;
-        $stats = $this->system->stats;
-        $timed = $stats->enabled && --$stats->countdown <= 0 ? hrtime(true) : 0;
+        $system = $this->system;
+        $system->scheduler->current = $this;
+        // Set a few times a second while stats are enabled: the next turn is timed.
+        $timed = $system->sampleNextTurn ? hrtime(true) : 0;
         if ($this->systemMessages !== []) {
             $this->processSystemMessages();
         }
@@ -195,7 +193,7 @@ final class ActorCell implements ActorContext, Runnable
             $this->start();
         }
         $mailbox = $this->mailbox;
-        $budget = $this->system->throughput;
+        $budget = $throughput = $system->throughput;
         while ($budget > 0 && $this->status === self::RUNNING) {
             $messages = $mailbox->peek($budget, $senders);
             if ($messages === []) {
@@ -221,10 +219,10 @@ final class ActorCell implements ActorContext, Runnable
             }
         }
         $mailbox->reclaim();
-        $this->processed += $this->system->throughput - $budget;
+        $this->processed += $throughput - $budget;
         if ($timed !== 0) {
-            $stats->countdown = ActorStats::SAMPLE_EVERY;
-            $stats->sample($this->kind(), $this->system->throughput - $budget, (hrtime(true) - $timed) / 1e9);
+            $system->sampleNextTurn = false;
+            $system->stats->sampled($this->kind(), $throughput - $budget, (hrtime(true) - $timed) / 1e9);
         }
         $this->currentMessage = NoMessage::Instance;
         $this->currentSender = null;
@@ -468,7 +466,6 @@ final class ActorCell implements ActorContext, Runnable
 
     private function installActor(Actor $actor): void
     {
-        $this->actorClass = $actor::class;
         $this->handler = $actor->receive(...);
         $this->state = Stateless::Instance;
         $this->onSignal = static function (Signal $signal, ActorContext $ctx) use ($actor): void {
@@ -584,6 +581,9 @@ final class ActorCell implements ActorContext, Runnable
                 $this->system->reportFailure($this->ref, $e, null, 'PostStop');
             }
         }
+        if ($this->processed > 0 && $this->system->stats->enabled) {
+            $this->system->stats->retire($this->kind(), $this->processed); // while its handler tells its kind
+        }
         $this->status = self::TERMINATED;
         $this->handler = $this->onSignal = null;
         $this->state = Stateless::Instance;
@@ -613,9 +613,6 @@ final class ActorCell implements ActorContext, Runnable
             }
         }
         $system = $this->system;
-        if ($this->processed > 0 && $system->stats->enabled) {
-            $system->stats->retire($this->kind(), $this->processed);
-        }
         if ($system->eventStream->hasSubscribers(ActorStopped::class)) {
             $system->eventStream->publish(new ActorStopped($this->ref));
         }

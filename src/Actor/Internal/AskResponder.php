@@ -5,9 +5,9 @@ declare(strict_types=1);
 namespace Nexus\Actor\Internal;
 
 use Nexus\Actor\ActorRef;
+use Nexus\Actor\ActorStats;
 use Nexus\Actor\DeadLetters;
 use Nexus\Actor\Event\DeadLetterReason;
-use Nexus\Actor\ActorStats;
 use Nexus\Actor\Exception\AskTimeoutException;
 use Nexus\Actor\Exception\RecipientTerminatedException;
 use Nexus\Actor\ReplyAddress;

@@ -144,16 +144,6 @@ final class Mesh
     }
 
     /**
-     * Lets the links drain, then closes them: what is queued leaves, and the returned future
-     * settles once everything sent from here is acknowledged, no reply is awaited any more and,
-     * when a new worker replaces this one, the other workers have moved their links to it (they
-     * took their last acknowledgements here) — or once DRAIN_TIMEOUT has passed. What was not
-     * confirmed by then becomes dead letters at the other end (WorkerLost). The socket stays open
-     * meanwhile: the worker replacing this one sends there the replies to what it was passed.
-     *
-     * @return Future<null>
-     */
-    /**
      * @internal an inbound link counts each batch it reads
      */
     public function received(int $peer, int $bytes): void
@@ -191,6 +181,16 @@ final class Mesh
         return $rows;
     }
 
+    /**
+     * Lets the links drain, then closes them: what is queued leaves, and the returned future
+     * settles once everything sent from here is acknowledged, no reply is awaited any more and,
+     * when a new worker replaces this one, the other workers have moved their links to it (they
+     * took their last acknowledgements here) — or once DRAIN_TIMEOUT has passed. What was not
+     * confirmed by then becomes dead letters at the other end (WorkerLost). The socket stays open
+     * meanwhile: the worker replacing this one sends there the replies to what it was passed.
+     *
+     * @return Future<null>
+     */
     public function stop(): Future
     {
         if ($this->drained !== null) {

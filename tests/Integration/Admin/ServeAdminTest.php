@@ -12,6 +12,8 @@ use PHPUnit\Framework\TestCase;
  * `nexus serve --admin` end to end: a real `bin/nexus serve` with two workers, a known workload
  * through its HTTP port, and the master's admin listener, which must count exactly that over
  * both workers, stay answering while a worker is stuck, and refuse a taken port clearly.
+ *
+ * @phpstan-type Frame array{headline: array{workers: int, workersUp: int}, workers: list<array{pid: int}>, actors: array{nodes: list<array{path: string, worker: string, kind: string, mailbox: int|null}>}}
  */
 final class ServeAdminTest extends TestCase
 {
@@ -109,8 +111,8 @@ final class ServeAdminTest extends TestCase
         self::assertSame(200, self::http('POST', "{$served->url}/counters/feed-counter")[0]);
 
         $frame = $this->waitForFrame((string) $served->admin, static function (array $frame): bool {
-            foreach ($frame['actors']['nodes'] ?? [] as $node) {
-                if (($node['path'] ?? '') === '/user/feed-counter') {
+            foreach ($frame['actors']['nodes'] as $node) {
+                if ($node['path'] === '/user/feed-counter') {
                     return true;
                 }
             }
@@ -128,15 +130,14 @@ final class ServeAdminTest extends TestCase
 
         [$status, $body] = self::http('GET', "{$served->admin}/readyz");
         self::assertSame(200, $status, $body);
-        self::assertSame(['ok' => true, 'detail' => '2/2 up'], json_decode($body, true)['checks']['workers']);
+        self::assertSame('{"status":"ready","checks":{"workers":{"ok":true,"detail":"2/2 up"}}}', $body);
     }
 
     public function testAStuckWorkerCannotWedgeTheAdminListener(): void
     {
         $served = $this->serve();
-        $frame = $this->waitForFrame((string) $served->admin, static fn(array $frame): bool => ($frame['headline']['workersUp'] ?? 0) === 2);
+        $frame = $this->waitForFrame((string) $served->admin, static fn(array $frame): bool => $frame['headline']['workersUp'] === 2);
         $pid = $frame['workers'][1]['pid'];
-        self::assertIsInt($pid);
         posix_kill($pid, \SIGSTOP);
         $this->stopped[] = $pid;
 
@@ -226,9 +227,9 @@ final class ServeAdminTest extends TestCase
     }
 
     /**
-     * @param \Closure(array<mixed>): bool $condition
+     * @param \Closure(Frame): bool $condition
      *
-     * @return array<mixed>
+     * @return Frame
      */
     private function waitForFrame(string $admin, \Closure $condition): array
     {
@@ -236,8 +237,10 @@ final class ServeAdminTest extends TestCase
         $deadline = microtime(true) + 20.0;
         while (microtime(true) < $deadline) {
             [, $body] = self::http('GET', "{$admin}/feed.json");
-            $frame = json_decode($body, true);
-            self::assertIsArray($frame, $body);
+            $decoded = json_decode($body, true);
+            self::assertIsArray($decoded, $body);
+            /** @var Frame $frame the feed's frame (Feed::frame()), the parts these tests read */
+            $frame = $decoded;
             if ($condition($frame)) {
                 return $frame;
             }
