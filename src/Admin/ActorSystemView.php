@@ -18,27 +18,27 @@ use Nexus\Metrics\CounterSeries;
 use Nexus\Metrics\Registry;
 
 /**
- * The SystemView of one in-process ActorSystem, built on the actor layer's public API only: an
- * observer actor (/system/nexus-admin-view) subscribes to ActorStarted, ActorStopped,
- * ActorRestarted and DeadLetter on the event stream, and keeps the tree and the recent dead
- * letters from them. It also registers in $registry:
+ * The SystemView of one in-process ActorSystem, built on the actor layer's public API only: the
+ * tree from ActorSystem::inspect() (path, kind, mailbox depth, messages processed), and an
+ * observer actor (/system/nexus-admin-view) subscribed to ActorStarted, ActorStopped,
+ * ActorRestarted and DeadLetter on the event stream for the counters and the recent dead
+ * letters. It enables the system's ActorStats and registers in $registry:
  *
  * - nexus_actors_started_total, nexus_actors_stopped_total, nexus_actors_restarted_total and the
  *   gauge nexus_actors_live, each with a `scope` label: `user` for the application's actors
  *   (/user/...), `system` for the runtime's (/user and /system themselves, /system/...). Actors
  *   start on their first turn, so a view created right after its system sees every actor;
  *   one created later misses those already started;
+ * - nexus_actor_messages_processed_total{kind}, the sampled processing time and messages by
+ *   kind, nexus_actor_mailbox_depth{kind} (the DEEPEST deepest mailboxes), nexus_ask_timeouts_total;
  * - nexus_dead_letters_total{reason} (read from DeadLetters: every dead letter of the system);
  * - process_cpu_time_seconds_total and process_memory_usage_bytes (this process).
  *
- * What the public API cannot give, and phase 2 adds through the actor layer: actors started
- * before the view (create it with the system), each actor's kind, mailbox depth and
- * messages processed (shown as unknown), ask timeouts. While the view lives, every spawn, stop
- * and dead letter publishes an event, which costs an allocation and a message to the observer.
+ * While the view lives, every spawn, stop and dead letter publishes an event, which costs an
+ * allocation and a message to the observer; the walks over the actors happen when read.
  *
- * Bounds: at most $maxActors paths are kept (the count stays exact beyond, the tree shows the
- * first ones), the last $keepDeadLetters dead letters (message class only, never the payload),
- * at most 32 pools.
+ * Bounds: at most $maxActors actors are walked per read (the tree shows the first ones), the last
+ * $keepDeadLetters dead letters (message class only, never the payload), at most 32 pools.
  */
 final class ActorSystemView implements SystemView
 {

@@ -10,8 +10,9 @@ use Nexus\Http\RequestHandler;
 use Nexus\Http\Response;
 
 /**
- * HTTP server metrics with the OpenTelemetry semantic-convention names, as a middleware (add it
- * first, so that it sees every answer, errors included):
+ * HTTP server metrics with the OpenTelemetry semantic-convention names, around the application's
+ * whole handler (wrap(): one call, outside the error handler, what `nexus serve` does) or as a
+ * middleware (add it first, so that it sees every answer, errors included):
  *
  * - http.server.request.duration (histogram, seconds, Buckets::SECONDS), labels
  *   http.request.method (the registered methods; anything else `_OTHER`), http.route (the
@@ -20,9 +21,10 @@ use Nexus\Http\Response;
  *   http.response.status_code;
  * - http.server.active_requests (gauge, summed over workers): requests being handled now.
  *
- * Per request: two hrtime() calls, nested array lookups for the cached series (no string built)
- * and one observe(). A handler that throws is counted as 500 and the exception passes on.
- * The duration runs until the handler returns; a streamed body's transfer is not included.
+ * Per request: two hrtime() calls, an integer up and down for the active requests (read at
+ * scrape time), nested array lookups for the cached series (no string built) and one observe().
+ * A handler that throws is counted as 500 and the exception passes on. The duration runs until
+ * the handler returns; a streamed body's transfer is not included.
  */
 final class HttpServerMetrics implements Middleware
 {

@@ -11,9 +11,9 @@ use PHPUnit\Framework\TestCase;
 
 /**
  * The dashboard in a real browser: headless Chromium (Debian package chromium, installed here
- * when missing and root) loads /dashboard of examples/observability.php running in a child
- * process; a request starts a counter actor, and the page must show it within 2 s, without
- * reloading. With NEXUS_DASHBOARD_SCREENSHOT=path it also saves a screenshot of the --demo
+ * when missing and root) loads /dashboard of examples/observability.php, and of a real
+ * `bin/nexus serve` with two workers, each running in a child process; a request starts a
+ * counter actor, and the page must show it within 2 s, without reloading. With NEXUS_DASHBOARD_SCREENSHOT=path it also saves a screenshot of the --demo
  * system there (docs/img/dashboard.png is made that way).
  */
 final class DashboardBrowserTest extends TestCase

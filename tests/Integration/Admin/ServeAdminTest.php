@@ -4,7 +4,9 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Admin;
 
+use Nexus\Persistence\Store\Postgres\PostgresUrl;
 use Nexus\Tests\Support\DebianTool;
+use Nexus\Tests\Support\PostgresServer;
 use Nexus\Tests\Support\ServedNexus;
 use PHPUnit\Framework\TestCase;
 
@@ -152,6 +154,34 @@ final class ServeAdminTest extends TestCase
         posix_kill($pid, \SIGCONT);
         $this->stopped = [];
         $this->waitForMetrics((string) $served->admin, ['nexus_worker_up{worker="1"} 1']);
+    }
+
+    public function testReadinessChecksThePostgresqlStoreWhenItIsTheStore(): void
+    {
+        $postgres = PostgresServer::start();
+        try {
+            $this->served = ServedNexus::start([self::APP, '--workers=2', '--no-jit', '--store=' . PostgresUrl::redact($postgres->config())]);
+            $admin = (string) $this->served->admin;
+            $ready = '';
+            $deadline = microtime(true) + 20.0;
+            do {
+                [$status, $ready] = self::http('GET', "{$admin}/readyz");
+                if ($status === 200) {
+                    break;
+                }
+                $this->waitABit();
+            } while (microtime(true) < $deadline);
+            self::assertSame(200, $status, $ready);
+            self::assertMatchesRegularExpression('/"store":\{"ok":true,"detail":"PostgreSQL 127\.0\.0\.1:\d+ answered SELECT 1 in [0-9.]+ ms"\}/', $ready);
+
+            $postgres->stop();
+            [$status, $ready] = self::http('GET', "{$admin}/readyz");
+            self::assertSame(503, $status, $ready);
+            self::assertStringContainsString('"store":{"ok":false', $ready);
+            self::assertStringContainsString('"workers":{"ok":true,"detail":"2/2 up"}', $ready);
+        } finally {
+            $postgres->stop();
+        }
     }
 
     public function testATakenAdminPortIsAClearError(): void
