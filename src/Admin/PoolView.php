@@ -9,6 +9,7 @@ use Nexus\Metrics\Registry;
 use Nexus\Metrics\Snapshot;
 use Nexus\Metrics\WorkerSnapshots;
 use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Exception\TimeoutException;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\WorkerPool;
 
@@ -95,7 +96,11 @@ final class PoolView implements SystemView
             });
         }
         if ($this->collecting !== null && \Fiber::getCurrent() !== null) {
-            $this->collecting->future()->await($this->timeout + 1.0);
+            try {
+                $this->collecting->future()->await($this->timeout + 1.0);
+            } catch (TimeoutException) {
+                // collectStats() settles at its own timeout; should it not, the last answers serve.
+            }
         }
     }
 

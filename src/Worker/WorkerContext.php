@@ -167,7 +167,7 @@ final class WorkerContext
         $buffer = '';
         $watcher = $loop->onReadable($control, function () use ($control, $loop, &$watcher, &$buffer, $onGone): void {
             $bytes = @fread($control, 4096);
-            if ($bytes === '' || $bytes === false) {
+            if ($bytes === false || ($bytes === '' && feof($control))) {
                 if (\is_int($watcher)) {
                     $loop->cancel($watcher);
                 }
