@@ -138,7 +138,7 @@ $waitForPort = static function (ManagedProcess $process, int $port): void {
 
 $startNexus = static function (int $workers) use ($root, $temp, &$running, $waitForPort): int {
     $port = ServerLauncher::freePort();
-    $process = new ManagedProcess("nexus ({$workers} worker" . ($workers > 1 ? 's' : '') . ')', [PHP_BINARY, "{$root}/bin/nexus", 'serve', "{$root}/bench/ws/app.php", '--host=127.0.0.1', "--port={$port}", "--workers={$workers}"], "{$temp}/nexus-{$port}.log");
+    $process = new ManagedProcess("nexus ({$workers} worker" . ($workers > 1 ? 's' : '') . ')', [PHP_BINARY, "{$root}/bin/nexus", 'serve', "{$root}/bench/ws/app.php", '--host=127.0.0.1', "--port={$port}", "--workers={$workers}", '--admin=127.0.0.1:0'], "{$temp}/nexus-{$port}.log");
     $running[] = $process;
     $waitForPort($process, $port);
 

@@ -25,6 +25,8 @@ final class Props
         public readonly ?SupervisorStrategy $supervisor = null,
         public readonly int $stashCapacity = 1000,
         public readonly int $placementEpoch = 0,
+        /** What kind of actor this is, for metrics and the dashboard (see withKind()). */
+        public readonly ?string $kind = null,
     ) {}
 
     public static function fromBehavior(Behavior $behavior): self
@@ -61,7 +63,7 @@ final class Props
             throw new \InvalidArgumentException("A mailbox needs a capacity of at least 1, got {$capacity}.");
         }
 
-        return new self($this->factory, $capacity, $overflow, $this->supervisor, $this->stashCapacity, $this->placementEpoch);
+        return new self($this->factory, $capacity, $overflow, $this->supervisor, $this->stashCapacity, $this->placementEpoch, $this->kind);
     }
 
     /**
@@ -69,7 +71,7 @@ final class Props
      */
     public function withSupervisor(SupervisorStrategy $strategy): self
     {
-        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $strategy, $this->stashCapacity, $this->placementEpoch);
+        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $strategy, $this->stashCapacity, $this->placementEpoch, $this->kind);
     }
 
     public function withStashCapacity(int $capacity): self
@@ -78,7 +80,7 @@ final class Props
             throw new \InvalidArgumentException("The stash capacity cannot be negative, got {$capacity}.");
         }
 
-        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $this->supervisor, $capacity, $this->placementEpoch);
+        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $this->supervisor, $capacity, $this->placementEpoch, $this->kind);
     }
 
     /**
@@ -88,7 +90,22 @@ final class Props
      */
     public function withPlacementEpoch(int $epoch): self
     {
-        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $this->supervisor, $this->stashCapacity, $epoch);
+        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $this->supervisor, $this->stashCapacity, $epoch, $this->kind);
+    }
+
+    /**
+     * Names the kind of actor ('counter', 'order'), the label its metrics and the dashboard use.
+     * A kind is a handful of words from code, never an id: every distinct kind is a series.
+     * Without one, the kind is the Actor class, or for a behavior the file and line where its
+     * handler was written (Counter.php:12).
+     */
+    public function withKind(string $kind): self
+    {
+        if ($kind === '' || \strlen($kind) > 100) {
+            throw new \InvalidArgumentException("An actor kind is 1 to 100 bytes such as 'counter', got '{$kind}'.");
+        }
+
+        return new self($this->factory, $this->mailboxCapacity, $this->overflow, $this->supervisor, $this->stashCapacity, $this->placementEpoch, $kind);
     }
 
     /**

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Admin;
 
+use Nexus\Actor\ActorStats;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\ActorRestarted;
@@ -11,40 +12,41 @@ use Nexus\Actor\Event\ActorStarted;
 use Nexus\Actor\Event\ActorStopped;
 use Nexus\Actor\Event\DeadLetter;
 use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Actor\Props;
 use Nexus\Metrics\Aggregation;
 use Nexus\Metrics\CounterSeries;
 use Nexus\Metrics\Registry;
 
 /**
- * The SystemView of one in-process ActorSystem, built on the actor layer's public API only: an
- * observer actor (/system/nexus-admin-view) subscribes to ActorStarted, ActorStopped,
- * ActorRestarted and DeadLetter on the event stream, and keeps the tree and the recent dead
- * letters from them. It also registers in $registry:
+ * The SystemView of one in-process ActorSystem, built on the actor layer's public API only: the
+ * tree from ActorSystem::inspect() (path, kind, mailbox depth, messages processed), and an
+ * observer actor (/system/nexus-admin-view) subscribed to ActorStarted, ActorStopped,
+ * ActorRestarted and DeadLetter on the event stream for the counters and the recent dead
+ * letters. It enables the system's ActorStats and registers in $registry:
  *
  * - nexus_actors_started_total, nexus_actors_stopped_total, nexus_actors_restarted_total and the
  *   gauge nexus_actors_live, each with a `scope` label: `user` for the application's actors
  *   (/user/...), `system` for the runtime's (/user and /system themselves, /system/...). Actors
  *   start on their first turn, so a view created right after its system sees every actor;
  *   one created later misses those already started;
+ * - nexus_actor_messages_processed_total{kind}, the sampled processing time and messages by
+ *   kind, nexus_actor_mailbox_depth{kind} (the DEEPEST deepest mailboxes), nexus_ask_timeouts_total;
  * - nexus_dead_letters_total{reason} (read from DeadLetters: every dead letter of the system);
  * - process_cpu_time_seconds_total and process_memory_usage_bytes (this process).
  *
- * What the public API cannot give, and phase 2 adds through the actor layer: actors started
- * before the view (create it with the system), each actor's kind, mailbox depth and
- * messages processed (shown as unknown), ask timeouts. While the view lives, every spawn, stop
- * and dead letter publishes an event, which costs an allocation and a message to the observer.
+ * While the view lives, every spawn, stop and dead letter publishes an event, which costs an
+ * allocation and a message to the observer; the walks over the actors happen when read.
  *
- * Bounds: at most $maxActors paths are kept (the count stays exact beyond, the tree shows the
- * first ones), the last $keepDeadLetters dead letters (message class only, never the payload),
- * at most 32 pools.
+ * Bounds: at most $maxActors actors are walked per read (the tree shows the first ones), the last
+ * $keepDeadLetters dead letters (message class only, never the payload), at most 32 pools.
  */
 final class ActorSystemView implements SystemView
 {
     public const OBSERVER = 'nexus-admin-view';
     public const MAX_POOLS = 32;
+    /** How many of the deepest mailboxes nexus_actor_mailbox_depth shows. */
+    public const DEEPEST = 10;
 
-    /** @var array<string, true> live actor paths, parents before children */
-    private array $paths = [];
     /** @var array{user: int, system: int} */
     private array $live = ['user' => 0, 'system' => 0];
     /** @var list<array{seq: int, at: float, worker: string, recipient: string, reason: string, message: string, sender: string}> */
@@ -92,14 +94,32 @@ final class ActorSystemView implements SystemView
 
             return $rows;
         }, ['reason'], '{message}');
+        $system->enableStats();
+        $stats = $system->stats;
+        $registry->counterCallback('nexus.actor.messages.processed', 'Messages handled by actors, by kind (the Actor class, a Props::withKind() label, or where the behavior was written).', function () use ($stats): array {
+            $byKind = $stats->processedByStopped;
+            $this->system->inspect(static function (string $path, string $kind, int $mailbox, int $processed) use (&$byKind): void {
+                if ($processed > 0) {
+                    $byKind[$kind] = ($byKind[$kind] ?? 0) + $processed;
+                }
+            }, $this->maxActors);
+
+            return self::rows($byKind);
+        }, ['kind'], '{message}');
+        $registry->counterCallback('nexus.actor.processing.sampled_time', 'Time spent handling messages in sampled turns (' . ActorStats::SAMPLES_PER_SECOND . ' turns a second), by kind; divide by nexus_actor_processing_sampled_messages_total for the mean per message.', static fn(): array => self::rows($stats->sampledSeconds), ['kind'], 's');
+        $registry->counterCallback('nexus.actor.processing.sampled_messages', 'Messages handled in the sampled turns, by kind.', static fn(): array => self::rows($stats->sampledMessages), ['kind'], '{message}');
+        $registry->gaugeCallback('nexus.actor.mailbox.depth', \sprintf('Messages waiting in the deepest mailboxes: the %d deepest actors, the deepest per kind.', self::DEEPEST), function (): array {
+            return self::rows($this->deepestMailboxes());
+        }, ['kind'], '{message}');
+        $registry->counterCallback('nexus.ask.timeouts', 'Asks that got no reply in time.', static fn(): int => $stats->askTimeouts, unit: '{ask}');
         $registry->counterCallback('process.cpu.time', 'CPU time used by this process (user and system).', static fn(): float => self::cpuSeconds(), unit: 's', aggregation: Aggregation::PerWorker);
         $registry->gaugeCallback('process.memory.usage', 'Resident memory of this process.', static fn(): int => self::rssBytes(), unit: 'By');
 
-        $observer = $system->spawnSystemActor(Behavior::receive(function (mixed $event): null {
+        $observer = $system->spawnSystemActor(Props::fromBehavior(Behavior::receive(function (mixed $event): null {
             $this->observe($event);
 
             return null;
-        }), self::OBSERVER);
+        }))->withKind('admin-view'), self::OBSERVER);
         foreach ([ActorStarted::class, ActorStopped::class, ActorRestarted::class, DeadLetter::class] as $class) {
             $system->eventStream->subscribe($observer, $class);
         }
@@ -136,18 +156,42 @@ final class ActorSystemView implements SystemView
     {
         $nodes = [];
         $matched = 0;
-        foreach ($this->paths as $path => $_) {
-            $path = (string) $path;
+        $worker = $this->worker;
+        $visited = $this->system->inspect(static function (string $path, string $kind, int $mailbox, int $processed) use ($filter, $limit, $worker, &$nodes, &$matched): void {
             if ($filter !== '' && !str_contains($path, $filter)) {
-                continue;
+                return;
             }
             ++$matched;
-            if (\count($nodes) < $limit) {
-                $nodes[] = ['path' => $path, 'worker' => $this->worker, 'kind' => '', 'mailbox' => null, 'processed' => null];
+            if ($matched <= $limit) {
+                $nodes[] = ['path' => $path, 'worker' => $worker, 'kind' => $kind, 'mailbox' => $mailbox, 'processed' => $processed];
             }
+        }, $this->maxActors);
+
+        return ['nodes' => $nodes, 'total' => $filter === '' ? max($visited, $this->live['user'] + $this->live['system']) : $matched];
+    }
+
+    /**
+     * The DEEPEST deepest mailboxes (a non-empty one only), as the deepest per kind.
+     *
+     * @return array<string, int>
+     */
+    public function deepestMailboxes(): array
+    {
+        $depths = [];
+        $kinds = [];
+        $this->system->inspect(static function (string $path, string $kind, int $mailbox) use (&$depths, &$kinds): void {
+            if ($mailbox > 0) {
+                $depths[] = $mailbox;
+                $kinds[] = $kind;
+            }
+        }, $this->maxActors);
+        arsort($depths);
+        $deepest = [];
+        foreach (\array_slice($depths, 0, self::DEEPEST, true) as $i => $depth) {
+            $deepest[$kinds[$i]] = max($deepest[$kinds[$i]] ?? 0, $depth);
         }
 
-        return ['nodes' => $nodes, 'total' => $filter === '' ? $this->live['user'] + $this->live['system'] : $matched];
+        return $deepest;
     }
 
     public function deadLetters(int $limit): array
@@ -181,15 +225,11 @@ final class ActorSystemView implements SystemView
             $scope = str_starts_with($path, '/user/') ? 'user' : 'system';
             $this->started[$scope]->inc();
             ++$this->live[$scope];
-            if (\count($this->paths) < $this->maxActors) {
-                $this->paths[$path] = true;
-            }
         } elseif ($event instanceof ActorStopped) {
             $path = $event->actor->path();
             $scope = str_starts_with($path, '/user/') ? 'user' : 'system';
             $this->stopped[$scope]->inc();
             $this->live[$scope] = max(0, $this->live[$scope] - 1);
-            unset($this->paths[$path]);
         } elseif ($event instanceof ActorRestarted) {
             $this->restarted[str_starts_with($event->actor->path(), '/user/') ? 'user' : 'system']->inc();
         } elseif ($event instanceof DeadLetter) {
@@ -206,6 +246,21 @@ final class ActorSystemView implements SystemView
                 array_shift($this->deadLetters);
             }
         }
+    }
+
+    /**
+     * @param array<string, int|float> $byKind
+     *
+     * @return list<array{list<string>, int|float}>
+     */
+    private static function rows(array $byKind): array
+    {
+        $rows = [];
+        foreach ($byKind as $kind => $value) {
+            $rows[] = [[(string) $kind], $value];
+        }
+
+        return $rows;
     }
 
     private static function cpuSeconds(): float

@@ -19,7 +19,8 @@ use Psr\Log\LoggerInterface;
  * - GET /metrics: the Prometheus text exposition of the metrics provider's snapshot;
  * - GET /livez: 200 "ok" while the process serves at all (says nothing else);
  * - GET /readyz: 200 when every check passes, else 503, as JSON with each check's outcome; the
- *   details only for a trusted client (see AdminServer), the others see ok/failed per check;
+ *   details only for a client on this machine (a loopback address), the others see ok/failed
+ *   per check;
  * - GET /dashboard: one self-contained HTML page (inline CSS and JS, no external asset; a
  *   Content-Security-Policy keeps it so);
  * - GET /feed: server-sent events, one JSON frame per second (Feed); ?q=text narrows the actors
@@ -46,15 +47,16 @@ final class AdminApp
     ) {}
 
     /**
-     * The request handler; $trusted clients see the readiness details.
+     * The request handler. Readiness details are shown to clients on this machine only (a
+     * loopback client address, see trusts()).
      */
-    public function handler(bool $trusted): RequestHandler
+    public function handler(): RequestHandler
     {
         $app = new Application(logger: $this->logger);
         $app->get('/', static fn(): Response => new Response(302, ['Location' => '/dashboard'] + self::NO_STORE));
         $app->get('/metrics', fn(): Response => new Response(200, ['Content-Type' => PrometheusText::CONTENT_TYPE] + self::NO_STORE, PrometheusText::render(($this->metrics)())));
         $app->get('/livez', static fn(): Response => Response::text("ok\n", 200, self::NO_STORE));
-        $app->get('/readyz', fn(): Response => $this->ready($trusted));
+        $app->get('/readyz', fn(Request $request): Response => $this->ready(self::trusts($request)));
         $app->get('/dashboard', static fn(): Response => Response::html(self::page(), 200, self::NO_STORE + [
             'Content-Security-Policy' => "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'",
         ]));
@@ -72,6 +74,21 @@ final class AdminApp
         return self::$page ??= (string) file_get_contents(__DIR__ . '/Resources/dashboard.html');
     }
 
+    /**
+     * Whether the client is on this machine: its address (as the socket sees it) is loopback.
+     * A request whose address is unknown is not trusted.
+     */
+    public static function trusts(Request $request): bool
+    {
+        $address = $request->clientAddress();
+        if ($address === null) {
+            return false;
+        }
+        $colon = strrpos($address, ':');
+
+        return AdminAddress::isLoopbackHost($colon === false ? $address : substr($address, 0, $colon));
+    }
+
     private function ready(bool $trusted): Response
     {
         $results = $this->checks->run();
@@ -83,7 +100,7 @@ final class AdminApp
         }
         $body = ['status' => $ready ? 'ready' : 'not ready', 'checks' => (object) $checks];
         if (!$trusted) {
-            $body['details'] = 'redacted: ask from this machine (a loopback admin address) to see them';
+            $body['details'] = 'redacted: ask from this machine (over loopback, e.g. curl http://127.0.0.1:PORT/readyz there) to see them';
         }
 
         return Response::json($body, $ready ? 200 : 503, self::NO_STORE);

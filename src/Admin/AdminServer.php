@@ -6,6 +6,8 @@ namespace Nexus\Admin;
 
 use Nexus\Http\Server\HttpServer;
 use Nexus\Http\Server\ServerOptions;
+use Nexus\Io\Exception\ListenException;
+use Nexus\Io\Listener;
 use Nexus\Io\ListenOptions;
 use Nexus\Metrics\Snapshot;
 use Nexus\Runtime\Future;
@@ -18,9 +20,9 @@ use Psr\Log\LoggerInterface;
  *     $admin = new AdminServer($loop, $registry->snapshot(...), new ActorSystemView($system, $registry));
  *     $admin->listen(AdminAddress::parse('127.0.0.1:9090'));
  *
- * Trust: clients of a loopback listener (127.0.0.0/8, ::1) see the readiness details; a
- * listener on any other address (0.0.0.0 included) redacts them for every client, because the
- * HTTP layer does not yet tell a handler the client's address (phase 2 makes it per client).
+ * Trust: clients on this machine (a loopback client address: 127.0.0.0/8, ::1) see the
+ * readiness details; any other client, whatever address the listener has, sees only ok/failed
+ * per check.
  *
  * Bounds: at most MAX_CONNECTIONS connections per listener (more wait in the backlog), small
  * request limits (the parser's defaults), the Feed's client cap. stop() closes the listeners,
@@ -37,6 +39,8 @@ final class AdminServer
     private readonly AdminApp $app;
     /** @var list<HttpServer> */
     private array $servers = [];
+    /** @var list<resource> */
+    private array $sockets = [];
 
     /**
      * @param \Closure(): array{families: Families} $metrics the snapshot to expose (a registry's, or the master's merge)
@@ -65,14 +69,41 @@ final class AdminServer
     {
         $server = new HttpServer(
             $this->loop,
-            $this->app->handler($address->isLoopback()),
+            $this->app->handler(),
             new ServerOptions(maxConnections: self::MAX_CONNECTIONS, keepAliveTimeout: 30.0),
             $this->logger,
         );
-        $server->listen($address->uri(), new ListenOptions(tcpNoDelay: true));
+        $context = stream_context_create(['socket' => ['backlog' => 128, 'tcp_nodelay' => true]]);
+        $errno = 0;
+        $errstr = '';
+        $socket = @stream_socket_server($address->uri(), $errno, $errstr, \STREAM_SERVER_BIND | \STREAM_SERVER_LISTEN, $context);
+        if ($socket === false) {
+            throw new ListenException(\sprintf(
+                'Could not open the admin listener on %s: %s. Is another program (another nexus serve?) using that port? Choose another with --admin=HOST:PORT, or --admin=off to run without it.',
+                $address,
+                $errstr !== '' ? $errstr : (error_get_last()['message'] ?? 'unknown error'),
+            ));
+        }
+        $this->sockets[] = $socket;
+        $server->serve(Listener::fromSocket($this->loop, $socket, new ListenOptions(maxConnections: self::MAX_CONNECTIONS, tcpNoDelay: true), $this->logger));
         $this->servers[] = $server;
 
         return $server->address();
+    }
+
+    /**
+     * In a process forked from this one (a worker), closes its copies of the listening sockets
+     * without touching the loop (which belongs to the parent), so that a worker never holds the
+     * admin port.
+     */
+    public function closeInheritedSockets(): void
+    {
+        foreach ($this->sockets as $socket) {
+            if (\is_resource($socket)) {
+                @fclose($socket);
+            }
+        }
+        $this->sockets = [];
     }
 
     /**

@@ -5,6 +5,10 @@ declare(strict_types=1);
 namespace Nexus\Cli;
 
 use Nexus\Actor\ActorSystem;
+use Nexus\Admin\AdminServer;
+use Nexus\Admin\CheckResult;
+use Nexus\Admin\PoolView;
+use Nexus\Admin\ServedObservability;
 use Nexus\Cluster\ClusterNode;
 use Nexus\Cluster\ClusterOptions;
 use Nexus\Cluster\Exception\ClusterConfigurationException;
@@ -13,6 +17,7 @@ use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
 use Nexus\Http\Server\ServerOptions;
 use Nexus\Io\Connection;
+use Nexus\Io\Exception\ListenException;
 use Nexus\Log\StderrLogger;
 use Nexus\Persistence\Exception\PersistenceException;
 use Nexus\Persistence\StoreLocation;
@@ -30,7 +35,7 @@ use Psr\Log\LogLevel;
 
 /**
  * `nexus serve [APP_FILE] --host=127.0.0.1 --port=8080 --workers=N [--no-jit] [--handler-timeout=S]
- * [--allowed-hosts=a.example,b.example] [--cluster=etcd://HOST:PORT --node=NAME ...]`
+ * [--allowed-hosts=a.example,b.example] [--admin=127.0.0.1:9090|off] [--cluster=etcd://HOST:PORT --node=NAME ...]`
  *
  * Serves an application over HTTP/1.1 until SIGINT or SIGTERM, then stops gracefully: no new
  * connections, requests in flight finish (10 s at most), then the actor system shuts down.
@@ -105,7 +110,7 @@ final class ServeCommand implements Command, HasUsage
         );
         $cluster = $options->cluster === null ? null : $this->clusterNode($options, $store, $stderr);
         if ($cluster !== null || $poolOptions->workerCount() > 1) {
-            return $this->runPool($options, $poolOptions, $serverOptions, $configure, $stdout, $stderr, $cluster);
+            return $this->runPool($options, $poolOptions, $serverOptions, $configure, $store, $stdout, $stderr, $cluster);
         }
 
         // One process serves by itself: the same bootstrap as a pool's worker, without a master.
@@ -124,9 +129,13 @@ final class ServeCommand implements Command, HasUsage
 
             return self::FAILURE;
         }
-        $worker = new HttpWorker($configure, $serverOptions, new StderrLogger(), static function (int $signal) use ($stdout): void {
-            fwrite($stdout, sprintf("Signal %d: stopping (requests in flight get %.0f s to finish).\n", $signal, self::STOP_DEADLINE));
+        $admin = $options->admin === null ? null : new StandaloneAdmin($options->admin, $store, static function (AdminServer $server) use ($stdout): void {
+            self::announceAdmin($server, $stdout);
         });
+        $worker = new HttpWorker($configure, $serverOptions, new StderrLogger(), static function (int $signal) use ($stdout, $admin): void {
+            fwrite($stdout, sprintf("Signal %d: stopping (requests in flight get %.0f s to finish).\n", $signal, self::STOP_DEADLINE));
+            $admin?->stop();
+        }, $admin);
         fwrite($stdout, sprintf(
             "Nexus is serving %s on %s (1 worker, %s; %s). Stop it with Ctrl+C.\n",
             $options->appFile ?? 'the demo app',
@@ -134,7 +143,14 @@ final class ServeCommand implements Command, HasUsage
             JitReexec::isActive() ? 'OPcache + tracing JIT' : 'no JIT',
             'loop: ' . DriverFactory::describe(),
         ));
-        $code = $worker->run(WorkerContext::standalone($poolOptions, $socket));
+        try {
+            // The admin listener opens once the server exists (StandaloneAdmin::serving()).
+            $code = $worker->run(WorkerContext::standalone($poolOptions, $socket));
+        } catch (ListenException $e) {
+            fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
+
+            return self::FAILURE;
+        }
         fwrite($stdout, "Stopped.\n");
 
         return $code;
@@ -145,10 +161,34 @@ final class ServeCommand implements Command, HasUsage
      * @param resource $stdout
      * @param resource $stderr
      */
-    private function runPool(ServeOptions $options, PoolOptions $poolOptions, ServerOptions $serverOptions, \Closure $configure, mixed $stdout, mixed $stderr, ?ClusterNode $cluster = null): int
+    private function runPool(ServeOptions $options, PoolOptions $poolOptions, ServerOptions $serverOptions, \Closure $configure, StoreLocation $store, mixed $stdout, mixed $stderr, ?ClusterNode $cluster = null): int
     {
         // The master logs the pool's life (workers started, replaced, recycled) at info level.
-        $pool = new WorkerPool(new HttpWorker($configure, $serverOptions, new StderrLogger()), $poolOptions, new StderrLogger(LogLevel::INFO), $cluster);
+        $observer = $options->admin === null ? null : new ServedObservability();
+        $pool = new WorkerPool(new HttpWorker($configure, $serverOptions, new StderrLogger(), observer: $observer), $poolOptions, new StderrLogger(LogLevel::INFO), $cluster);
+        $admin = null;
+        if ($options->admin !== null) {
+            // The admin listener lives in the master: it asks the workers for their figures over
+            // their control channels (PoolView), so that it answers while any worker is stuck.
+            $view = new PoolView($pool);
+            $checks = StandaloneAdmin::checks($pool->loop(), $store)->add('workers', static function () use ($view): CheckResult {
+                [$ok, $detail] = $view->workersUp();
+
+                return $ok ? CheckResult::ok($detail) : CheckResult::fail($detail);
+            });
+            $admin = new AdminServer($pool->loop(), $view->metrics(...), $view, $checks, 'nexus', new StderrLogger());
+            try {
+                $admin->listen($options->admin);
+            } catch (ListenException $e) {
+                fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
+
+                return self::FAILURE;
+            }
+            $pool->afterFork($admin->closeInheritedSockets(...));
+            $pool->onStop(static function () use ($admin): void {
+                $admin->stop();
+            });
+        }
         try {
             $pool->open();
         } catch (PoolStartException | ClusterException | PersistenceException $e) {
@@ -166,10 +206,23 @@ final class ServeCommand implements Command, HasUsage
             $cluster === null ? '' : "; node {$cluster->options->node} of the cluster at {$options->cluster}, incarnation {$cluster->node()}",
             DriverFactory::describe(),
         ));
+        self::announceAdmin($admin, $stdout);
         $code = $pool->run();
         fwrite($stdout, "Stopped.\n");
 
         return $code;
+    }
+
+    /**
+     * @param resource $stdout
+     */
+    private static function announceAdmin(?AdminServer $admin, mixed $stdout): void
+    {
+        if ($admin === null) {
+            return;
+        }
+        $base = str_replace('tcp://', 'http://', $admin->addresses()[0] ?? '');
+        fwrite($stdout, "Admin listener on {$base}: {$base}/dashboard, {$base}/metrics, {$base}/readyz (--admin=off disables it).\n");
     }
 
     /**
@@ -219,6 +272,7 @@ final class ServeCommand implements Command, HasUsage
                                [--allowed-hosts=HOST,HOST] [--data-dir=DIR] [--store=URL]
                                [--cluster=etcd://HOST:PORT --node=NAME [--advertise=IP:PORT]
                                 [--listen-nodes=IP:PORT] [--cluster-secret-file=FILE] [--lease-ttl=S]]
+                               [--admin=HOST:PORT|off]
 
               APP_FILE        a PHP file returning
                               fn(Nexus\Http\Application $app, Nexus\Actor\ActorSystem $system, Nexus\Worker\Workers $workers,
@@ -238,6 +292,10 @@ final class ServeCommand implements Command, HasUsage
                               the only host names requests may name in their Host header (the
                               port aside), separated by commas; any other gets 421 Misdirected
                               Request (default: every host)
+              --admin         the admin listener: /metrics (Prometheus), /livez, /readyz,
+                              /dashboard (default 127.0.0.1:9090, or a free port when --port=0;
+                              off disables it); never the application's port. With workers it
+                              runs in the master and shows every worker
               --no-jit        do not restart PHP with OPcache and the tracing JIT
               --data-dir      where durable actors are kept: DIR/nexus.sqlite (default ./var,
                               created if missing)

@@ -4,6 +4,9 @@ declare(strict_types=1);
 
 namespace Nexus\Cli;
 
+use Nexus\Admin\AdminAddress;
+use Nexus\Admin\Exception\AdminAddressException;
+
 /**
  * The command line of `nexus serve`, checked.
  */
@@ -29,6 +32,8 @@ final class ServeOptions
         public readonly ?string $clusterSecretFile = null,
         public readonly int $leaseTtl = 10,
         public readonly ?string $listenNodes = null,
+        /** Where the admin listener listens; null: off. */
+        public readonly ?AdminAddress $admin = null,
     ) {}
 
     /**
@@ -50,6 +55,7 @@ final class ServeOptions
         $store = null;
         $cluster = $node = $advertise = $secretFile = $listenNodes = null;
         $leaseTtl = 10;
+        $admin = null;
         foreach ($args as $arg) {
             if ($arg === '--help' || $arg === '-h') {
                 $help = true;
@@ -118,6 +124,13 @@ final class ServeOptions
                 $secretFile = substr($arg, 22);
             } elseif (str_starts_with($arg, '--lease-ttl=')) {
                 $leaseTtl = self::number($arg, 2, 300);
+            } elseif (str_starts_with($arg, '--admin=')) {
+                $admin = substr($arg, 8);
+                try {
+                    AdminAddress::parse($admin);
+                } catch (AdminAddressException $e) {
+                    throw new UsageException('--admin: ' . $e->getMessage(), 0, $e);
+                }
             } elseif (str_starts_with($arg, '-')) {
                 throw new UsageException("Unknown option '{$arg}'. See: nexus serve --help");
             } elseif ($appFile === null) {
@@ -133,8 +146,13 @@ final class ServeOptions
         if ($cluster !== null && $node === null) {
             throw new UsageException('A node of a cluster needs a name: --node=NAME (unique in the cluster).');
         }
+        // The default admin address, or a free port when the application's port is picked too.
+        $adminAddress = AdminAddress::parse($admin ?? ($port === 0 ? '127.0.0.1:0' : AdminAddress::DEFAULT));
+        if ($adminAddress !== null && $adminAddress->port !== 0 && $adminAddress->port === $port) {
+            throw new UsageException("The admin listener never shares the application's port {$port}: choose another with --admin=HOST:PORT, or --admin=off.");
+        }
 
-        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store, $cluster, $node, $advertise, $secretFile, $leaseTtl, $listenNodes);
+        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store, $cluster, $node, $advertise, $secretFile, $leaseTtl, $listenNodes, $adminAddress);
     }
 
     private static function number(string $arg, int $min, int $max): int

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Http;
 
+use Nexus\Io\Connection;
+
 /**
  * One parsed HTTP/1.x request. The parsed message is read-only; {@see $attributes} is the one
  * mutable part, deliberately, so later layers (router, middleware) can attach path parameters or a
@@ -17,6 +19,21 @@ final class Request
      * @var array<string, mixed>
      */
     public array $attributes = [];
+
+    /**
+     * The template of the route that matched ('/hello/{name}'), set by the router; null before
+     * routing or when no route matched. Bounded by the routes declared, unlike the path: what
+     * metrics and logs should label a request with.
+     */
+    public ?string $routeTemplate = null;
+
+    /**
+     * The connection the request came on, set by the server (null for a request made otherwise,
+     * e.g. from PSR-7): see clientAddress().
+     *
+     * @internal
+     */
+    public ?Connection $connection = null;
 
     /** @var array<int|string, mixed>|null */
     private ?array $queryParams = null;
@@ -40,6 +57,18 @@ final class Request
         private readonly string $body = '',
         private ?bool $keepAlive = null,
     ) {}
+
+    /**
+     * The client's address as the socket sees it ('127.0.0.1:53412', '[::1]:53412'); null when
+     * the request did not come over a connection or the socket is gone; unix:///path for a Unix
+     * socket. Behind a proxy this is the proxy's address.
+     */
+    public function clientAddress(): ?string
+    {
+        $address = $this->connection?->remoteAddress();
+
+        return $address !== null && str_starts_with($address, 'tcp://') ? substr($address, 6) : $address;
+    }
 
     public function method(): string
     {

@@ -10,27 +10,29 @@ use Nexus\Http\RequestHandler;
 use Nexus\Http\Response;
 
 /**
- * HTTP server metrics with the OpenTelemetry semantic-convention names, as a middleware (add it
- * first, so that it sees every answer, errors included):
+ * HTTP server metrics with the OpenTelemetry semantic-convention names, around the application's
+ * whole handler (wrap(): one call, outside the error handler, what `nexus serve` does) or as a
+ * middleware (add it first, so that it sees every answer, errors included):
  *
  * - http.server.request.duration (histogram, seconds, Buckets::SECONDS), labels
- *   http.request.method (the registered methods; anything else `_OTHER`), http.route (the route
- *   template from $request->attributes[ROUTE_ATTRIBUTE], '' until the router puts it there:
- *   never the raw path, whose values are unbounded) and http.response.status_code;
+ *   http.request.method (the registered methods; anything else `_OTHER`), http.route (the
+ *   template of the route that matched, $request->routeTemplate, set by the router; '' when none
+ *   matched, a 404: never the raw path, whose values are unbounded) and
+ *   http.response.status_code;
  * - http.server.active_requests (gauge, summed over workers): requests being handled now.
  *
- * Per request: two hrtime() calls, nested array lookups for the cached series (no string built)
- * and one observe(). A handler that throws is counted as 500 and the exception passes on.
- * The duration runs until the handler returns; a streamed body's transfer is not included.
+ * Per request: two hrtime() calls, an integer up and down for the active requests (read at
+ * scrape time), nested array lookups for the cached series (no string built) and one observe().
+ * A handler that throws is counted as 500 and the exception passes on. The duration runs until
+ * the handler returns; a streamed body's transfer is not included.
  */
 final class HttpServerMetrics implements Middleware
 {
-    /** Where the router (phase 2) leaves the matched route template. */
-    public const ROUTE_ATTRIBUTE = 'route_template';
     private const METHODS = ['GET' => true, 'HEAD' => true, 'POST' => true, 'PUT' => true, 'PATCH' => true, 'DELETE' => true, 'OPTIONS' => true, 'CONNECT' => true, 'TRACE' => true];
 
     public readonly Histogram $duration;
-    private readonly GaugeSeries $active;
+    /** Requests being handled now: a plain integer, read at scrape time. */
+    private int $active = 0;
     /** @var array<string, array<string, array<int, HistogramSeries>>> by route, method, status */
     private array $series = [];
     private int $cached = 0;
@@ -44,33 +46,46 @@ final class HttpServerMetrics implements Middleware
             's',
             Buckets::SECONDS,
         );
-        $this->active = $registry->gauge('http.server.active_requests', 'HTTP requests being handled now.', [], '{request}', aggregation: Aggregation::Sum)->labels();
+        $registry->gaugeCallback('http.server.active_requests', 'HTTP requests being handled now.', fn(): int => $this->active, [], '{request}', aggregation: Aggregation::Sum);
+    }
+
+    /**
+     * The handler measured, without a middleware layer: for the outermost place, around the
+     * application's whole handler (its error handler included, so every answer is seen with
+     * its final status). What `nexus serve` uses.
+     */
+    public function wrap(RequestHandler $handler): RequestHandler
+    {
+        return new MeasuredHandler($this, $handler);
     }
 
     public function process(Request $request, RequestHandler $next): Response
     {
         $start = hrtime(true);
-        $this->active->inc();
+        ++$this->active;
         try {
             $response = $next->handle($request);
         } catch (\Throwable $e) {
-            $this->active->dec();
+            --$this->active;
             $this->record($request, 500, $start);
 
             throw $e;
         }
-        $this->active->dec();
-        $this->record($request, $response->status, $start);
+        --$this->active;
+        $status = $response->status;
+        $route = $request->routeTemplate ?? '';
+        $method = $request->method();
+        if (!isset(self::METHODS[$method])) {
+            $method = '_OTHER';
+        }
+        ($this->series[$route][$method][$status] ?? $this->resolve($route, $method, $status))->observe((hrtime(true) - $start) / 1e9);
 
         return $response;
     }
 
     private function record(Request $request, int $status, int|float $start): void
     {
-        $route = $request->attributes[self::ROUTE_ATTRIBUTE] ?? '';
-        if (!\is_string($route)) {
-            $route = '';
-        }
+        $route = $request->routeTemplate ?? '';
         $method = $request->method();
         if (!isset(self::METHODS[$method])) {
             $method = '_OTHER';

@@ -40,6 +40,7 @@ final class HttpWorker implements WorkerMain
         private readonly ServerOptions $serverOptions = new ServerOptions(),
         private readonly ?LoggerInterface $logger = null,
         private readonly ?\Closure $onStopping = null,
+        private readonly ?ServerObserver $observer = null,
     ) {}
 
     public function run(WorkerContext $context): int
@@ -56,8 +57,11 @@ final class HttpWorker implements WorkerMain
         $workers = $context->join($system);
         $app = new Application($system, logger: $logger);
         $telemetry?->instrument($app);
+        $this->observer?->configure($app, $system, $context);
         ($this->configure)($app, $system, $workers);
-        $server = new HttpServer($loop, $app->handler(), $this->serverOptions, $logger);
+        $handler = $this->observer === null ? $app->handler() : $this->observer->handler($app->handler());
+        $server = new HttpServer($loop, $handler, $this->serverOptions, $logger);
+        $this->observer?->serving($server, $system, $context);
         $listener = $context->httpListener($loop, new ListenOptions(
             maxConnections: $this->serverOptions->maxConnections,
             tcpNoDelay: true,

@@ -32,6 +32,12 @@ final class WorkerContext
     private bool $recycleSent = false;
     private ?Mesh $mesh = null;
     private ?ControlChannel $channel = null;
+    /** @var (\Closure(string): string)|null */
+    private ?\Closure $stats = null;
+    /** Answers to the master not written yet (the channel is non-blocking once watchMaster() ran). */
+    private string $outgoing = '';
+    private ?Loop $loop = null;
+    private ?int $writeWatcher = null;
 
     /**
      * @param resource|null $httpSocket a listening socket (SO_REUSEPORT) inherited from the master
@@ -126,6 +132,16 @@ final class WorkerContext
     }
 
     /**
+     * The links from this worker to the others (Mesh::linkStats()): empty before join().
+     *
+     * @return list<array{peer: int, framesSent: int, bytesSent: int, unacknowledged: int, framesReceived: int, bytesReceived: int}>
+     */
+    public function linkStats(): array
+    {
+        return $this->mesh?->linkStats() ?? [];
+    }
+
+    /**
      * Call first when this worker is asked to stop: during a reload (a new worker has taken this
      * slot), its named actors and entities stop, each after the messages queued before and its
      * write in flight, and pass with what they still had queued to the new worker, which starts
@@ -188,14 +204,37 @@ final class WorkerContext
     }
 
     /**
+     * Answers the master's stats queries (WorkerPool::collectStats()) with $provider($question):
+     * a string of at most WorkerPool::MAX_STATS_BYTES, called on this worker's loop, which must not
+     * wait. Takes effect with watchMaster(). A query that arrives while the previous answer is
+     * still being written is answered after it; the master times out a worker that never answers.
+     *
+     * @param \Closure(string): string $provider
+     */
+    public function answerStats(\Closure $provider): void
+    {
+        $this->stats = $provider;
+    }
+
+    /**
      * Calls $onGone once the master has gone away (its end of the channel closed), so that no
-     * worker outlives it.
+     * worker outlives it, and answers the master's stats queries (see answerStats()).
      *
      * @param \Closure(): void $onGone
      */
     public function watchMaster(Loop $loop, \Closure $onGone): void
     {
-        $this->channel($loop)?->onGone($onGone);
+        $this->loop = $loop;
+        $channel = $this->channel($loop);
+        if ($channel === null) {
+            return; // no master to outlive or hear from
+        }
+        $channel->onGone($onGone);
+        $channel->onLine(function (string $line): void {
+            if (preg_match('/^stats (\d{1,18}) ([a-z]{1,16})$/', $line, $match) === 1) {
+                $this->answer($match[1], $match[2]);
+            }
+        });
     }
 
     private function channel(Loop $loop): ?ControlChannel
@@ -207,10 +246,69 @@ final class WorkerContext
         return $this->channel ??= new ControlChannel($loop, $this->control);
     }
 
+    private function answer(string $id, string $question): void
+    {
+        $payload = '';
+        if (\strlen($this->outgoing) > WorkerPool::MAX_STATS_BYTES) {
+            // The master reads nothing: add no more; it counts this worker's answer as missing.
+        } elseif ($this->stats !== null) {
+            try {
+                $payload = ($this->stats)($question);
+            } catch (\Throwable $e) {
+                $this->loop?->reportError($e);
+                $payload = '';
+            }
+        }
+        $this->send('stats ' . $id . ' ' . \strlen($payload) . "\n" . $payload);
+    }
+
     private function report(string $line): void
     {
-        if ($this->control !== null) {
-            @fwrite($this->control, str_replace("\n", ' ', $line) . "\n");
+        if ($this->control === null) {
+            return;
+        }
+        $line = str_replace("\n", ' ', $line);
+        if ($this->loop === null) {
+            @fwrite($this->control, $line . "\n"); // still blocking: before watchMaster()
+
+            return;
+        }
+        $this->send($line . "\n");
+    }
+
+    private function send(string $bytes): void
+    {
+        $this->outgoing .= $bytes;
+        $this->flush();
+    }
+
+    private function flush(): void
+    {
+        if ($this->control === null) {
+            $this->outgoing = '';
+
+            return;
+        }
+        if ($this->outgoing !== '') {
+            $written = @fwrite($this->control, $this->outgoing);
+            if (\is_int($written) && $written > 0) {
+                $this->outgoing = (string) substr($this->outgoing, $written);
+            } elseif ($written === false) {
+                $this->outgoing = ''; // the master is gone: watchMaster() sees the end
+            }
+        }
+        $loop = $this->loop;
+        if ($loop === null) {
+            return;
+        }
+        if ($this->outgoing === '' && $this->writeWatcher !== null) {
+            $loop->cancel($this->writeWatcher);
+            $this->writeWatcher = null;
+        } elseif ($this->outgoing !== '' && $this->writeWatcher === null) {
+            $this->writeWatcher = $loop->onWritable($this->control, function (): void {
+                $this->flush();
+            });
+            $loop->unreference($this->writeWatcher);
         }
     }
 }

@@ -36,6 +36,8 @@ final class WorkerPool
 {
     /** Room for "/worker-<slot>-<pid>-<generation>.sock" within the 108 bytes of a Unix socket path. */
     private const MAX_RUNTIME_DIR = 72;
+    /** The largest stats answer a worker may send over its channel (collectStats()). */
+    public const MAX_STATS_BYTES = 16 * 1024 * 1024;
 
     private readonly Loop $loop;
     private readonly LoggerInterface $logger;
@@ -59,6 +61,13 @@ final class WorkerPool
     private bool $stopping = false;
     /** This node's number in a cluster (0: none); a rejoin changes it. */
     private int $node = 0;
+    /** @var array<int, int> unexpected deaths by slot, since the pool started */
+    private array $restarts = [];
+    private int $statsQueries = 0;
+    /** @var list<\Closure(): void> run in every new worker right after fork() */
+    private array $afterFork = [];
+    /** @var list<\Closure(): void> run when the pool begins to stop */
+    private array $onStop = [];
 
     public function __construct(
         private readonly WorkerMain $main,
@@ -199,6 +208,122 @@ final class WorkerPool
     }
 
     /**
+     * The master's loop: run more on it (an admin listener) before run().
+     */
+    public function loop(): Loop
+    {
+        return $this->loop;
+    }
+
+    /**
+     * Runs $callback in every worker process right after fork(), before the worker's code: close
+     * there what the master opened for itself (an admin listener's socket). It must not touch
+     * the master's loop.
+     *
+     * @param \Closure(): void $callback
+     */
+    public function afterFork(\Closure $callback): void
+    {
+        $this->afterFork[] = $callback;
+    }
+
+    /**
+     * Runs $callback in the master when the pool begins to stop (SIGTERM, SIGINT).
+     *
+     * @param \Closure(): void $callback
+     */
+    public function onStop(\Closure $callback): void
+    {
+        $this->onStop[] = $callback;
+    }
+
+    /**
+     * One row per slot: the worker serving it now (the newest that is not retiring), whether it
+     * reported ready, and how often the slot's worker died unexpectedly. pid 0 when the slot has
+     * no worker at the moment (between a crash and its restart).
+     *
+     * @return list<array{slot: int, pid: int, ready: bool, generation: int, startedAt: float, restarts: int}>
+     */
+    public function workerStates(): array
+    {
+        $rows = [];
+        for ($slot = 0; $slot < $this->count; ++$slot) {
+            $rows[$slot] = ['slot' => $slot, 'pid' => 0, 'ready' => false, 'generation' => 0, 'startedAt' => 0.0, 'restarts' => $this->restarts[$slot] ?? 0];
+        }
+        foreach ($this->processes as $process) {
+            $row = $rows[$process->slot] ?? null;
+            if ($row === null || $process->retiring || $process->generation < $row['generation'] || ($row['ready'] && !$process->ready)) {
+                continue;
+            }
+            $rows[$process->slot] = ['slot' => $process->slot, 'pid' => $process->pid, 'ready' => $process->ready, 'generation' => $process->generation, 'startedAt' => $process->startedAt, 'restarts' => $row['restarts']];
+        }
+
+        return array_values($rows);
+    }
+
+    /**
+     * Asks every ready worker for its stats (WorkerContext::answerStats()) and calls $done once
+     * with the answers by slot: the payload, or null for a worker that did not answer within
+     * $timeout seconds (or has none). One stuck worker costs at most $timeout, never a wedge.
+     * $question is one word ('metrics', 'checks') passed to the worker's provider.
+     *
+     * @param \Closure(array<int, string|null>): void $done
+     */
+    public function collectStats(string $question, float $timeout, \Closure $done): void
+    {
+        if (preg_match('/^[a-z]{1,16}$/', $question) !== 1) {
+            throw new \InvalidArgumentException("A stats question is one lowercase word, got '{$question}'.");
+        }
+        $answers = [];
+        $pending = 0;
+        $finished = false;
+        /** @var int|null $timer set once the queries are sent */
+        $timer = null;
+        $finish = function () use (&$answers, &$finished, &$timer, $done): void {
+            if ($finished) {
+                return;
+            }
+            $finished = true;
+            if (\is_int($timer)) {
+                $this->loop->cancel($timer);
+            }
+            ksort($answers);
+            $done($answers);
+        };
+        $id = ++$this->statsQueries;
+        foreach ($this->workerStates() as $state) {
+            $answers[$state['slot']] = null;
+            $process = $this->processes[$state['pid']] ?? null;
+            if ($process === null || !$process->ready || $process->controlWatcher === null) {
+                continue;
+            }
+            if (@fwrite($process->control, "stats {$id} {$question}\n") !== \strlen("stats {$id} {$question}\n")) {
+                continue;
+            }
+            ++$pending;
+            $slot = $process->slot;
+            $process->statsWaiters[$id] = static function (?string $payload) use (&$answers, &$pending, $slot, $finish): void {
+                $answers[$slot] = $payload;
+                if (--$pending === 0) {
+                    $finish();
+                }
+            };
+        }
+        if ($pending === 0) {
+            $finish();
+
+            return;
+        }
+        $timer = $this->loop->delay($timeout, function () use ($id, $finish): void {
+            foreach ($this->processes as $process) {
+                unset($process->statsWaiters[$id]);
+            }
+            $finish();
+        });
+        $this->loop->unreference($timer);
+    }
+
+    /**
      * @return list<int> the pids of the workers alive now
      */
     public function pids(): array
@@ -292,6 +417,9 @@ final class WorkerPool
                 fclose($socket);
             }
         }
+        foreach ($this->afterFork as $callback) {
+            $callback();
+        }
         $nodeSocket = null;
         if ($this->cluster !== null) {
             $nodeSocket = $this->cluster->socket($slot);
@@ -323,7 +451,7 @@ final class WorkerPool
 
     private function readControl(WorkerProcess $process): void
     {
-        $bytes = @fread($process->control, 4096);
+        $bytes = @fread($process->control, 65536);
         if ($bytes === '' || $bytes === false) {
             if ($process->controlWatcher !== null) {
                 $this->loop->cancel($process->controlWatcher);
@@ -333,10 +461,46 @@ final class WorkerPool
             return;
         }
         $process->buffer .= $bytes;
-        while (($end = strpos($process->buffer, "\n")) !== false) {
+        while (true) {
+            if ($process->expect >= 0) {
+                if (\strlen($process->buffer) < $process->expect) {
+                    if ($process->statsTooLarge) {
+                        $process->expect -= \strlen($process->buffer);
+                        $process->buffer = '';
+                    }
+
+                    return;
+                }
+                $payload = substr($process->buffer, 0, $process->expect);
+                $process->buffer = substr($process->buffer, $process->expect);
+                $process->expect = -1;
+                $waiter = $process->statsWaiters[$process->statsId] ?? null;
+                unset($process->statsWaiters[$process->statsId]);
+                if ($waiter !== null) {
+                    $waiter($process->statsTooLarge ? null : $payload);
+                }
+                $process->statsTooLarge = false;
+                continue;
+            }
+            $end = strpos($process->buffer, "\n");
+            if ($end === false) {
+                if (\strlen($process->buffer) > 4096) {
+                    $this->logger->error('Worker {slot} (pid {pid}) sent a control line over 4 KiB; discarded.', ['slot' => $process->slot, 'pid' => $process->pid]);
+                    $process->buffer = '';
+                }
+
+                return;
+            }
             $line = substr($process->buffer, 0, $end);
             $process->buffer = substr($process->buffer, $end + 1);
-            if ($line === 'ready') {
+            if (preg_match('/^stats (\d{1,18}) (\d{1,18})$/', $line, $match) === 1) {
+                $process->statsId = (int) $match[1];
+                $process->expect = (int) $match[2];
+                if ($process->expect > self::MAX_STATS_BYTES) {
+                    $this->logger->error('Worker {slot} (pid {pid}) answered stats with {bytes} bytes, above the {max}-byte bound; its answer counts as missing.', ['slot' => $process->slot, 'pid' => $process->pid, 'bytes' => $process->expect, 'max' => self::MAX_STATS_BYTES]);
+                    $process->statsTooLarge = true;
+                }
+            } elseif ($line === 'ready') {
                 $this->workerReady($process);
             } elseif (str_starts_with($line, 'recycle')) {
                 $this->logger->info('Worker {slot} (pid {pid}) asks to be recycled: {reason}.', ['slot' => $process->slot, 'pid' => $process->pid, 'reason' => trim(substr($line, 7))]);
@@ -424,6 +588,9 @@ final class WorkerPool
         }
         $this->stopping = true;
         $this->replaceQueue = [];
+        foreach ($this->onStop as $callback) {
+            $callback();
+        }
         $retireAll = function () use ($signal): void {
             $this->logger->info('{signal}: stopping {count} workers gracefully (in-flight requests get {timeout} s).', [
                 'signal' => $signal, 'count' => \count($this->processes), 'timeout' => $this->options->stopTimeout,
@@ -462,6 +629,10 @@ final class WorkerPool
                 $this->loop->cancel($process->readTimer);
             }
             @fclose($process->control);
+            foreach ($process->statsWaiters as $waiter) {
+                $waiter(null);
+            }
+            $process->statsWaiters = [];
             $how = pcntl_wifsignaled($status)
                 ? 'killed by signal ' . pcntl_wtermsig($status)
                 : 'exit code ' . pcntl_wexitstatus($status);
@@ -496,6 +667,7 @@ final class WorkerPool
         ));
         $recent[] = $now;
         $this->crashes[$slot] = $recent;
+        $this->restarts[$slot] = ($this->restarts[$slot] ?? 0) + 1;
         $excess = \count($recent) - $this->options->crashLoopCrashes;
         if ($excess < 0) {
             $this->logger->error('Worker {slot} (pid {pid}) died ({how}); starting a replacement.', ['slot' => $slot, 'pid' => $process->pid, 'how' => $how]);

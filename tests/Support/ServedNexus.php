@@ -21,6 +21,8 @@ final class ServedNexus
         private readonly array $pipes,
         /** http://127.0.0.1:PORT */
         public readonly string $url,
+        /** http://127.0.0.1:PORT of the admin listener; null with --admin=off */
+        public readonly ?string $admin = null,
     ) {}
 
     /**
@@ -51,7 +53,26 @@ final class ServedNexus
             @stream_select($read, $write, $except, 0, 50_000);
             $output .= (string) fread($pipes[1], 8192);
         }
-        $served = new self($process, $pipes, $match[1]);
+        $url = $match[1];
+        $admin = null;
+        // Unless it is off, the admin listener's line follows at once.
+        while (!\in_array('--admin=off', $arguments, true) && preg_match('#^Admin listener on (http://\S+):#m', $output, $adminMatch) !== 1) {
+            if (microtime(true) > $deadline || !proc_get_status($process)['running']) {
+                $errors = (string) stream_get_contents($pipes[2]);
+                proc_terminate($process, 9);
+                proc_close($process);
+
+                throw new \RuntimeException("nexus serve did not say where its admin listener is within {$timeout} s.\n{$output}\n{$errors}");
+            }
+            $read = [$pipes[1]];
+            $write = $except = null;
+            @stream_select($read, $write, $except, 0, 50_000);
+            $output .= (string) fread($pipes[1], 8192);
+        }
+        if (isset($adminMatch[1])) {
+            $admin = $adminMatch[1];
+        }
+        $served = new self($process, $pipes, $url, $admin);
         // With a pool the master prints its line once the workers are ready to serve.
         return $served;
     }

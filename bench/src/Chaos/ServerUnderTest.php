@@ -26,7 +26,7 @@ final class ServerUnderTest
         $this->port = ServerLauncher::freePort();
         $this->master = new ManagedProcess('nexus serve', [
             \PHP_BINARY, "{$root}/bin/nexus", 'serve', "{$root}/bench/chaos/app.php",
-            '--host=127.0.0.1', "--port={$this->port}", "--workers={$workers}", ...$extraOptions,
+            '--host=127.0.0.1', "--port={$this->port}", "--workers={$workers}", '--admin=127.0.0.1:0', ...$extraOptions,
         ], "{$directory}/nexus.log");
     }
 

@@ -62,7 +62,7 @@ final class DbServers
         $log = "{$this->tempDir}/nexus-{$workers}w-{$port}.log";
         $process = new ManagedProcess(
             self::NEXUS,
-            [$this->php, "{$this->root}/bin/nexus", 'serve', "{$this->root}/bench/db/nexus-app.php", '--host=127.0.0.1', "--port={$port}", "--workers={$workers}"],
+            [$this->php, "{$this->root}/bin/nexus", 'serve', "{$this->root}/bench/db/nexus-app.php", '--host=127.0.0.1', "--port={$port}", "--workers={$workers}", '--admin=127.0.0.1:0'],
             $log,
         );
         $server = new RunningServer(self::NEXUS, $port, [$process]);

@@ -81,7 +81,7 @@ final class ServerLauncher
         $port = self::freePort();
         $process = new ManagedProcess(
             self::NEXUS,
-            [$this->php, "{$this->root}/bin/nexus", 'serve', '--host=127.0.0.1', "--port={$port}", '--workers=1'],
+            [$this->php, "{$this->root}/bin/nexus", 'serve', '--host=127.0.0.1', "--port={$port}", '--workers=1', '--admin=127.0.0.1:0'],
             "{$this->tempDir}/nexus.log",
         );
 

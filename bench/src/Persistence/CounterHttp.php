@@ -33,7 +33,7 @@ final class CounterHttp
         $port = ServerLauncher::freePort();
         $server = new ManagedProcess(
             $name,
-            [\PHP_BINARY, "{$this->root}/bin/nexus", 'serve', ...$serveArguments, '--host=127.0.0.1', "--port={$port}", "--workers={$workers}"],
+            [\PHP_BINARY, "{$this->root}/bin/nexus", 'serve', ...$serveArguments, '--host=127.0.0.1', "--port={$port}", "--workers={$workers}", '--admin=127.0.0.1:0'],
             "{$this->tempDir}/{$name}.log",
         );
         try {

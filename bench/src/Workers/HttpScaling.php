@@ -33,7 +33,7 @@ final class HttpScaling
         $port = ServerLauncher::freePort();
         $server = new ManagedProcess(
             "nexus-{$workers}w",
-            [\PHP_BINARY, "{$this->root}/bin/nexus", 'serve', "{$this->root}/bench/workers/cpu-app.php", '--host=127.0.0.1', "--port={$port}", "--workers={$workers}"],
+            [\PHP_BINARY, "{$this->root}/bin/nexus", 'serve', "{$this->root}/bench/workers/cpu-app.php", '--host=127.0.0.1', "--port={$port}", "--workers={$workers}", '--admin=127.0.0.1:0'],
             "{$this->tempDir}/nexus-{$workers}w.log",
         );
         try {

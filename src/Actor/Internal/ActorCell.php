@@ -95,6 +95,8 @@ final class ActorCell implements ActorContext, Runnable
     public array $children = [];
     /** Watches, timers, stash, receive timeout, restart records: created on first use. */
     public ?CellExtras $extras = null;
+    /** Messages handled so far (added once per turn, not per message). */
+    public int $processed = 0;
 
     public function __construct(
         public readonly ActorSystem $system,
@@ -105,6 +107,29 @@ final class ActorCell implements ActorContext, Runnable
         $this->path = $parent === null ? '/' : ($parent->parent === null ? '/' . $name : $parent->path . '/' . $name);
         $this->ref = new LocalActorRef($this);
         $this->mailbox = $props->createMailbox();
+    }
+
+    /**
+     * What kind of actor this is, for metrics: the Props' kind, else the Actor class, else where
+     * its handler was written (File.php:12). Worked out when asked (reflection: about a
+     * microsecond), so that an actor carries no more for it.
+     */
+    public function kind(): string
+    {
+        if ($this->props->kind !== null) {
+            return $this->props->kind;
+        }
+        if ($this->handler === null) {
+            return 'behavior'; // not started yet, or stopped
+        }
+        $function = new \ReflectionFunction($this->handler);
+        $actor = $function->getClosureThis();
+        if ($actor instanceof Actor) {
+            return $actor::class;
+        }
+        $file = $function->getFileName();
+
+        return $file === false ? 'behavior' : basename($file) . ':' . $function->getStartLine();
     }
 
     /**
@@ -178,7 +203,10 @@ final class ActorCell implements ActorContext, Runnable
 
     public function run(): void
     {
-        $this->system->scheduler->current = $this;
+        $system = $this->system;
+        $system->scheduler->current = $this;
+        // Set a few times a second while stats are enabled: the next turn is timed.
+        $timed = $system->sampleNextTurn ? hrtime(true) : 0;
         if ($this->systemMessages !== []) {
             $this->processSystemMessages();
         }
@@ -186,7 +214,7 @@ final class ActorCell implements ActorContext, Runnable
             $this->start();
         }
         $mailbox = $this->mailbox;
-        $budget = $this->system->throughput;
+        $budget = $throughput = $system->throughput;
         while ($budget > 0 && $this->status === self::RUNNING) {
             $messages = $mailbox->peek($budget, $senders);
             if ($messages === []) {
@@ -212,6 +240,11 @@ final class ActorCell implements ActorContext, Runnable
             }
         }
         $mailbox->reclaim();
+        $this->processed += $throughput - $budget;
+        if ($timed !== 0) {
+            $system->sampleNextTurn = false;
+            $system->stats->sampled($this->kind(), $throughput - $budget, (hrtime(true) - $timed) / 1e9);
+        }
         $this->currentMessage = NoMessage::Instance;
         $this->currentSender = null;
         if ($this->extras !== null && $this->extras->roomWaiters !== []) {
@@ -270,7 +303,7 @@ final class ActorCell implements ActorContext, Runnable
             $traced->context,
             [
                 'nexus.actor.path' => $this->path,
-                'nexus.actor.kind' => $this->kind(),
+                'nexus.actor.kind' => $this->pathKind(),
                 'nexus.message.type' => get_debug_type($message),
             ],
         );
@@ -321,7 +354,7 @@ final class ActorCell implements ActorContext, Runnable
      * its path, a deeper one as its parent's path with '/*' (the entities of one kind, the
      * children of one supervisor), so that ids do not make every actor a kind of its own.
      */
-    private function kind(): string
+    private function pathKind(): string
     {
         $parent = $this->parent;
         if ($parent === null || $parent->parent === null || $parent->parent->parent === null) {
@@ -648,9 +681,15 @@ final class ActorCell implements ActorContext, Runnable
                 $this->system->reportFailure($this->ref, $e, null, 'PostStop');
             }
         }
+        if ($this->processed > 0 && $this->system->stats->enabled) {
+            $this->system->stats->retire($this->kind(), $this->processed); // while its handler tells its kind
+        }
         $this->status = self::TERMINATED;
         $this->handler = $this->onSignal = null;
         $this->state = Stateless::Instance;
+        // Before its queue becomes dead letters: an actor subscribed to DeadLetter would
+        // otherwise be sent the event of each, which is a dead letter again, without end.
+        $this->system->eventStream->unsubscribe($this->ref);
         foreach ($this->mailbox->drain() as [$message, $sender]) {
             $this->deadLetterQueued($message, $sender);
         }
@@ -674,7 +713,6 @@ final class ActorCell implements ActorContext, Runnable
             }
         }
         $system = $this->system;
-        $system->eventStream->unsubscribe($this->ref);
         if ($system->eventStream->hasSubscribers(ActorStopped::class)) {
             $system->eventStream->publish(new ActorStopped($this->ref));
         }

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Actor\Internal;
 
 use Nexus\Actor\ActorRef;
+use Nexus\Actor\ActorStats;
 use Nexus\Actor\DeadLetters;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Exception\AskTimeoutException;
@@ -35,6 +36,7 @@ final class AskResponder implements ReplyAddress
         private readonly float $timeout = 5.0,
         /** what was asked, for the timeout's message */
         private readonly mixed $question = null,
+        private readonly ActorStats $stats = new ActorStats(),
     ) {}
 
     /**
@@ -43,6 +45,7 @@ final class AskResponder implements ReplyAddress
     public function timedOut(): void
     {
         $this->timer = null;
+        ++$this->stats->askTimeouts;
         $this->deferred->tryReject(new AskTimeoutException(\sprintf(
             'No reply from %s within %.3f s to %s.',
             $this->target,

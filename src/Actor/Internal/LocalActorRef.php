@@ -50,7 +50,7 @@ final class LocalActorRef implements Endpoint
         $loop = $system->loop;
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($loop);
-        $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path, $timeout, $message);
+        $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path, $timeout, $message, $system->stats);
         $responder->timer = $loop->delay($timeout, $responder->timedOut(...));
         $trace = $system->scheduler->trace;
         $this->cell->deliver($trace === null ? $message : new Traced($message, $trace), $responder);

@@ -6,12 +6,13 @@ namespace Nexus\Http\Routing;
 
 use Nexus\Http\RequestHandler;
 
-/** What a matched route leads to: its compiled pipeline and the names of its parameters. */
+/** What a matched route leads to: its compiled pipeline, the names of its parameters and its template. */
 final readonly class RouteLeaf
 {
     /** @param list<string> $names */
     public function __construct(
         public RequestHandler $handler,
         public array $names,
+        public string $template = '',
     ) {}
 }

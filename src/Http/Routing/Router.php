@@ -15,7 +15,8 @@ use Nexus\Http\Response;
  * - every route in a segment trie per method, where only constrained parameters use a regex.
  * The path is split on "/" before percent-decoding, so "%2F" stays inside its segment.
  * Unmatched paths get 404, paths matched under other methods 405 with Allow (OPTIONS: 204 + Allow),
- * malformed percent-encoding 400. Matched parameters go to $request->attributes[Router::PARAMS].
+ * malformed percent-encoding 400. Matched parameters go to $request->attributes[Router::PARAMS],
+ * the matched route's template to $request->routeTemplate.
  */
 final class Router implements RequestHandler
 {
@@ -68,7 +69,7 @@ final class Router implements RequestHandler
                 $static[$pattern->pattern][$method] = $route->handler;
             }
             $node = $tries[$method] ??= new TrieNode();
-            $leaf = new RouteLeaf($route->handler, $pattern->names);
+            $leaf = new RouteLeaf($route->handler, $pattern->names, $pattern->pattern);
             foreach ($pattern->segments as $segment) {
                 if ($segment->kind === SegmentKind::Rest) {
                     $node->rest[$segment->source ?? '.+'] = $leaf;
@@ -97,6 +98,8 @@ final class Router implements RequestHandler
         if (!str_contains($path, '%')) {
             $handler = $this->static[$path][$method] ?? null;
             if ($handler !== null) {
+                $request->routeTemplate = $path;
+
                 return $handler->handle($request);
             }
             if ($path === '' || $path[0] !== '/') {
@@ -123,6 +126,7 @@ final class Router implements RequestHandler
             }
             if ($leaf !== null) {
                 $request->attributes[self::PARAMS] = $leaf->names === [] ? [] : array_combine($leaf->names, $values);
+                $request->routeTemplate = $leaf->template;
 
                 return $leaf->handler->handle($request);
             }

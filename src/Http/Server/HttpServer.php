@@ -162,6 +162,15 @@ final class HttpServer
     }
 
     /**
+     * Connections that switched protocols (WebSocket) and are still open; they count in
+     * connectionCount() too.
+     */
+    public function upgradedCount(): int
+    {
+        return \count($this->upgraded);
+    }
+
+    /**
      * Bytes of requests received and not answered yet, over all connections (requests waiting for
      * or in a handler, bytes in the parsers, and the rest of declared bodies being received).
      */

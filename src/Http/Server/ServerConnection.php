@@ -336,6 +336,7 @@ final class ServerConnection
                 break;
             }
             $bytes = $this->parser->lastRequestBytes;
+            $request->connection = $this->connection;
             $this->fresh = false;
             $keepAlive = $request->keepAlive();
             if ($keepAlive && isset($request->headers()['upgrade'])) {

@@ -100,6 +100,8 @@ final class Mesh implements LinkHost
     private array $departed = [];
     /** @var array<int, InboundLink> */
     private array $inbound = [];
+    /** @var array<int, array{int, int}> batches and bytes received, by the worker they came from */
+    private array $receivedTotals = [];
     private string $ownSocket = '';
     private readonly ReplyAddresses $replies;
     private readonly Undelivered $undelivered;
@@ -269,6 +271,45 @@ final class Mesh implements LinkHost
             unset($this->inbound[$key]);
             $this->checkDrained();
         });
+    }
+
+    /**
+     * @internal an inbound link counts each batch it reads
+     */
+    public function received(int $peer, int $bytes): void
+    {
+        $totals = $this->receivedTotals[$peer] ?? [0, 0];
+        $this->receivedTotals[$peer] = [$totals[0] + 1, $totals[1] + $bytes];
+    }
+
+    /**
+     * The links with each other worker of this node, for metrics: batches and bytes sent and
+     * received so far, and batches sent but not acknowledged yet. Only real workers (0..count-1):
+     * the links of a hand-off and to other nodes are left out.
+     *
+     * @return list<array{peer: int, framesSent: int, bytesSent: int, unacknowledged: int, framesReceived: int, bytesReceived: int}>
+     */
+    public function linkStats(): array
+    {
+        $rows = [];
+        for ($worker = 0; $worker < $this->count; ++$worker) {
+            $peer = Slots::id($this->node, $worker);
+            if ($peer === $this->id) {
+                continue;
+            }
+            $link = $this->peers[$peer] ?? null;
+            $received = $this->receivedTotals[$peer] ?? [0, 0];
+            $rows[] = [
+                'peer' => $worker,
+                'framesSent' => $link === null ? 0 : $link->framesSent,
+                'bytesSent' => $link === null ? 0 : $link->bytesSent,
+                'unacknowledged' => $link === null ? 0 : $link->unacknowledged(),
+                'framesReceived' => $received[0],
+                'bytesReceived' => $received[1],
+            ];
+        }
+
+        return $rows;
     }
 
     /**
@@ -593,12 +634,17 @@ final class Mesh implements LinkHost
     {
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->system->loop);
-        $address = $this->replies->forAsk($deferred, $timeout, static fn(): AskTimeoutException => new AskTimeoutException(\sprintf(
-            'No reply from %s within %.3f s to %s.',
-            $path,
-            $timeout,
-            get_debug_type($message instanceof Traced ? $message->message : $message),
-        )));
+        $stats = $this->system->stats;
+        $address = $this->replies->forAsk($deferred, $timeout, static function () use ($stats, $path, $timeout, $message): AskTimeoutException {
+            ++$stats->askTimeouts;
+
+            return new AskTimeoutException(\sprintf(
+                'No reply from %s within %.3f s to %s.',
+                $path,
+                $timeout,
+                get_debug_type($message instanceof Traced ? $message->message : $message),
+            ));
+        });
         try {
             $this->sendPlaced($path, $message, $this->remoteRef($this->id, $address));
         } catch (\Throwable $e) {
@@ -653,13 +699,18 @@ final class Mesh implements LinkHost
     {
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->system->loop);
-        $address = $this->replies->forAsk($deferred, $timeout, static fn(): AskTimeoutException => new AskTimeoutException(\sprintf(
-            'No reply from %s on %s within %.3f s to %s.',
-            $path,
-            Slots::describe($worker),
-            $timeout,
-            get_debug_type($message instanceof Traced ? $message->message : $message),
-        )));
+        $stats = $this->system->stats;
+        $address = $this->replies->forAsk($deferred, $timeout, static function () use ($stats, $path, $worker, $timeout, $message): AskTimeoutException {
+            ++$stats->askTimeouts;
+
+            return new AskTimeoutException(\sprintf(
+                'No reply from %s on %s within %.3f s to %s.',
+                $path,
+                Slots::describe($worker),
+                $timeout,
+                get_debug_type($message instanceof Traced ? $message->message : $message),
+            ));
+        });
         try {
             $this->send($worker, $path, $message, $this->remoteRef($this->id, $address));
         } catch (\Throwable $e) {

@@ -17,6 +17,12 @@ final class WorkerProcess
     public ?int $readTimer = null;
     public ?int $controlWatcher = null;
     public string $buffer = '';
+    /** Bytes of a stats reply still to read after its header line (-1: reading lines). */
+    public int $expect = -1;
+    public int $statsId = 0;
+    public bool $statsTooLarge = false;
+    /** @var array<int, \Closure(?string): void> stats queries waiting for this worker's answer, by id */
+    public array $statsWaiters = [];
 
     /**
      * @param resource $control the master's end of the worker's channel

@@ -142,6 +142,7 @@ final class InboundLink
                 throw new FrameException("worker {$this->peer} sent a {$type->name} frame where batches were expected");
             }
             $sequence = Frames::sequence($payload);
+            $this->host->received($this->peer, \strlen($payload) + 4);
             $batch = $this->host->codec()->decode(\ord($payload[8]), substr($payload, 9));
             $reached = $this->host->deliverBatch($batch, 1, $this->selfAlias);
             if ($reached < \count($batch)) {

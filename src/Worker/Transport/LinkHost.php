@@ -95,4 +95,10 @@ interface LinkHost
      * A link closed: a host that is stopping checks whether everything has drained.
      */
     public function linkClosed(): void;
+
+    /**
+     * An inbound link read a batch of $bytes (frame header included) from $peer: counted for
+     * metrics, read at scrape time.
+     */
+    public function received(int $peer, int $bytes): void;
 }

@@ -96,6 +96,10 @@ final class PeerLink
      * changes (messages waiting are counted per frame filled), so a sender reads a property.
      */
     public bool $full = false;
+    /** Batches written to the other worker so far (for metrics, read at scrape time). */
+    public int $framesSent = 0;
+    /** Their bytes, frame headers included. */
+    public int $bytesSent = 0;
     /** @var Deferred<null>|null settles when the link takes messages again */
     private ?Deferred $relieved = null;
     private Frames $frames;
@@ -170,6 +174,14 @@ final class PeerLink
     /**
      * Nothing queued, nothing unacknowledged.
      */
+    /**
+     * Batches sent and not acknowledged yet.
+     */
+    public function unacknowledged(): int
+    {
+        return \count($this->unacked);
+    }
+
     public function isIdle(): bool
     {
         return $this->segmentCount === 0 && \count($this->sealed) === 0 && (\count($this->unacked) === 0 || $this->connection === null);
@@ -337,6 +349,8 @@ final class PeerLink
             $this->ackedAt = $this->loop->now();
         }
         $this->unacked[$sequence] = [$format, $encoded];
+        ++$this->framesSent;
+        $this->bytesSent += \strlen($encoded) + 13;
         if (!$connection->write(pack('NCJC', \strlen($encoded) + 9, FrameType::Batch->value, $sequence, $format) . $encoded)) {
             $this->congested = true;
         }

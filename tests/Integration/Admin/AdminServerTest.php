@@ -57,8 +57,8 @@ final class AdminServerTest extends AdminTestCase
             'nexus_actors_live{scope="system"} 3',
             'nexus_dead_letters_total{reason="recipient terminated"} 3',
             'nexus_dead_letters_total{reason="mailbox full"} 0',
-            'http_server_request_duration_seconds_count{http_request_method="POST",http_route="",http_response_status_code="200"} 5',
-            'http_server_request_duration_seconds_count{http_request_method="GET",http_route="",http_response_status_code="200"} 2',
+            'http_server_request_duration_seconds_count{http_request_method="POST",http_route="/counters/{name}",http_response_status_code="200"} 5',
+            'http_server_request_duration_seconds_count{http_request_method="GET",http_route="/hello",http_response_status_code="200"} 2',
             'http_server_request_duration_seconds_count{http_request_method="GET",http_route="",http_response_status_code="404"} 1',
             'http_server_active_requests 0',
         ]);
@@ -107,13 +107,25 @@ final class AdminServerTest extends AdminTestCase
         ], self::json($response->body));
     }
 
-    public function testReadyzRedactsDetailsOnANonLoopbackListener(): void
+    public function testReadyzRedactsDetailsForAClientNotOnLoopback(): void
     {
         $this->databaseUp = false;
         $public = $this->admin->listen(AdminAddress::parse('0.0.0.0:0') ?? throw new \LogicException());
         $port = (int) substr($public, strrpos($public, ':') + 1);
+        $local = $this->request("tcp://127.0.0.1:{$port}", 'GET', '/readyz');
+        self::assertStringContainsString('10.0.0.5', $local->body, 'a loopback client of a public listener sees the details');
+        $external = null;
+        foreach (explode(' ', trim((string) shell_exec('hostname -I 2>/dev/null'))) as $ip) {
+            if (filter_var($ip, \FILTER_VALIDATE_IP, \FILTER_FLAG_IPV4) !== false && !str_starts_with($ip, '127.')) {
+                $external = $ip;
+                break;
+            }
+        }
+        if ($external === null) {
+            self::markTestSkipped('This machine has no IPv4 address besides loopback to connect from.');
+        }
 
-        $response = $this->request("tcp://127.0.0.1:{$port}", 'GET', '/readyz');
+        $response = $this->request("tcp://{$external}:{$port}", 'GET', '/readyz');
 
         self::assertSame(503, $response->status);
         self::assertSame(['workers' => ['ok' => true], 'postgres' => ['ok' => false], 'slow' => ['ok' => false]], self::at(self::json($response->body), 'checks'));
@@ -148,8 +160,15 @@ final class AdminServerTest extends AdminTestCase
         $last = $frames[\count($frames) - 1];
         self::assertSame('admin-test', self::at($last, 'name'));
         self::assertSame(4, self::at($last, 'headline', 'actors'), '/user, /system, the view\'s observer and /user/fresh');
-        self::assertSame(['/user', '/system', '/system/nexus-admin-view', '/user/fresh'], array_column(self::list($last, 'actors', 'nodes'), 'path'));
-        self::assertSame(['path' => '/user/fresh', 'worker' => '0', 'kind' => '', 'mailbox' => null, 'processed' => null], self::at($last, 'actors', 'nodes', 3));
+        self::assertSame(['/user', '/user/fresh', '/system', '/system/nexus-admin-view'], array_column(self::list($last, 'actors', 'nodes'), 'path'), 'parents before children, depth first');
+        self::assertSame(['path' => '/user/fresh', 'worker' => '0', 'kind' => 'AdminTestCase.php:55', 'mailbox' => 0, 'processed' => 0], self::at($last, 'actors', 'nodes', 1), 'a behavior\'s kind is where its handler was written');
+
+        $fresh = $this->system->lookup('/user/fresh');
+        self::assertNotNull($fresh);
+        for ($i = 0; $i < 3; ++$i) {
+            $fresh->tell($i);
+        }
+        $this->runUntil(static fn(): bool => str_contains($client->raw, '"path":"/user/fresh","worker":"0","kind":"AdminTestCase.php:55","mailbox":0,"processed":3'));
         self::assertSame(getmypid(), self::at($last, 'workers', 0, 'pid'));
     }
 

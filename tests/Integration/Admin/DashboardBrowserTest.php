@@ -6,13 +6,14 @@ namespace Nexus\Tests\Integration\Admin;
 
 use Nexus\Tests\Support\DebianTool;
 use Nexus\Tests\Support\DevToolsClient;
+use Nexus\Tests\Support\ServedNexus;
 use PHPUnit\Framework\TestCase;
 
 /**
  * The dashboard in a real browser: headless Chromium (Debian package chromium, installed here
- * when missing and root) loads /dashboard of examples/observability.php running in a child
- * process; a request starts a counter actor, and the page must show it within 2 s, without
- * reloading. With NEXUS_DASHBOARD_SCREENSHOT=path it also saves a screenshot of the --demo
+ * when missing and root) loads /dashboard of examples/observability.php, and of a real
+ * `bin/nexus serve` with two workers, each running in a child process; a request starts a
+ * counter actor, and the page must show it within 2 s, without reloading. With NEXUS_DASHBOARD_SCREENSHOT=path it also saves a screenshot of the --demo
  * system there (docs/img/dashboard.png is made that way).
  */
 final class DashboardBrowserTest extends TestCase
@@ -22,10 +23,12 @@ final class DashboardBrowserTest extends TestCase
     /** @var resource|null */
     private $served = null;
     private ?DevToolsClient $browser = null;
+    private ?ServedNexus $nexus = null;
 
     protected function tearDown(): void
     {
         $this->browser?->close();
+        $this->nexus?->stop();
         if (\is_resource($this->served)) {
             proc_terminate($this->served, \SIGKILL);
             proc_close($this->served);
@@ -49,6 +52,29 @@ final class DashboardBrowserTest extends TestCase
         self::assertSame(200, self::post("{$app}/counters/browser-counter/stop"));
         $gone = $this->browser()->waitFor($page, 'document.querySelector(\'li[data-path="/user/browser-counter"]\') === null', 5.0);
         self::assertNotNull($gone, 'a stopped actor leaves the page');
+    }
+
+    public function testACounterStartedByARequestAppearsOnTheDashboardOfARealServeWithinTwoSeconds(): void
+    {
+        $chromium = DebianTool::find('chromium', 'chromium', $why);
+        if ($chromium === null) {
+            self::markTestSkipped("The browser test needs headless Chromium: {$why}");
+        }
+        $this->nexus = ServedNexus::start(['tests/Integration/Admin/Fixture/workload-app.php', '--workers=2', '--no-jit']);
+        $admin = $this->nexus->admin;
+        self::assertNotNull($admin);
+        $this->browser = DevToolsClient::start($chromium);
+        $page = $this->browser()->open("{$admin}/dashboard");
+        // Two workers: each worker's tree is a branch of its own, /worker-N/...
+        $live = $this->browser()->waitFor($page, 'document.getElementById("status").className === "live" && document.querySelector(\'li[data-path="/worker-0/user"]\') !== null && document.querySelector(\'li[data-path="/worker-1/user"]\') !== null', 20.0);
+        self::assertNotNull($live, "the dashboard shows both workers' trees");
+
+        $started = microtime(true);
+        self::assertSame(200, self::post("{$this->nexus->url}/counters/browser-counter"));
+        $took = $this->browser()->waitFor($page, 'document.querySelector(\'li[data-path$="/user/browser-counter"]\') !== null', 2.0);
+        self::assertNotNull($took, \sprintf('the counter was not on the page %.2f s after the request', microtime(true) - $started));
+        self::assertSame('counter', $this->browser()->evaluate($page, 'document.querySelector(\'li[data-path$="/user/browser-counter"] .kind\').textContent'));
+        self::assertSame('2 / 2', $this->browser()->evaluate($page, 'document.getElementById("h-workers").textContent'));
     }
 
     public function testScreenshotOfTheDemoWhenAsked(): void

@@ -323,7 +323,7 @@ final class ServeDurableCountersTest extends TestCase
      */
     private function start(array $options, int $port = 0): string
     {
-        $command = [\PHP_BINARY, 'bin/nexus', 'serve', "--port={$port}", '--no-jit', "--data-dir={$this->dataDir}", ...$options];
+        $command = [\PHP_BINARY, 'bin/nexus', 'serve', "--port={$port}", '--no-jit', '--admin=127.0.0.1:0', "--data-dir={$this->dataDir}", ...$options];
         $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['file', $this->stderrFile, 'a']], $pipes, self::ROOT);
         self::assertIsResource($process);
         $this->process = $process;

@@ -39,6 +39,25 @@ final class DeadLettersTest extends TestCase
         self::assertSame(1, $kit->system->deadLetters->countFor(DeadLetterReason::NoSender));
     }
 
+    public function testAnActorSubscribedToDeadLettersStopsWithMessagesQueued(): void
+    {
+        $kit = new TestKit();
+        $seen = 0;
+        $listener = $kit->spawn(Behavior::receive(static function (mixed $message, ActorContext $ctx) use (&$seen): void {
+            ++$seen;
+            $ctx->stop(); // the rest of its queue becomes dead letters while it is subscribed
+        }), 'listener');
+        $kit->system->eventStream->subscribe($listener, DeadLetter::class);
+        for ($i = 0; $i < 3; ++$i) {
+            $listener->tell("queued {$i}");
+        }
+        $kit->runUntilIdle();
+
+        self::assertSame(1, $seen);
+        self::assertNull($kit->system->lookup('/user/listener'));
+        self::assertSame(2, $kit->system->deadLetters->countFor(DeadLetterReason::RecipientTerminated), 'the two queued messages, each once: no dead letter of a dead letter');
+    }
+
     public function testLoggingIsRateLimitedButCountingIsNot(): void
     {
         $kit = new TestKit();

@@ -96,6 +96,25 @@ final class RouterTest extends TestCase
         self::assertSame($expected, $response->body);
     }
 
+    public function testTheMatchedRoutesTemplateIsOnTheRequest(): void
+    {
+        $router = self::app();
+        foreach ([
+            ['GET', '/users', '/users'],
+            ['GET', '/users/42', '/users/{id:\d+}'],
+            ['GET', '/users/ada/posts', '/users/{name}/posts'],
+            ['GET', '/hello/Ada%20Lovelace', '/hello/{name}'],
+            ['GET', '/%75sers', '/users'],
+            ['HEAD', '/files/a/b', '/files/{path:.+}'],
+            ['GET', '/nope', null],
+            ['DELETE', '/users', null],
+        ] as [$method, $path, $template]) {
+            $request = Requests::make($method, $path);
+            $router->handle($request);
+            self::assertSame($template, $request->routeTemplate, "{$method} {$path}");
+        }
+    }
+
     /** @return iterable<string, array{string, string}> */
     public static function unmatched(): iterable
     {
