@@ -63,6 +63,8 @@ final class EpollDriver implements PollDriver
     private int $epfd = -1;
     private int $pid = 0;
     private ?\FFI\CData $events = null;
+    /** $events as uint32_t[3 * BATCH] (see poll()) */
+    private ?\FFI\CData $words = null;
     private ?\FFI\CData $event = null;
     /** @var resource|null the epoll descriptor as a PHP stream, for the fallback poll */
     private mixed $epollStream = null;
@@ -260,15 +262,16 @@ final class EpollDriver implements PollDriver
 
             return false;
         }
-        /** @var \FFI\CData $events */
-        $events = $this->events;
-        for ($i = 0; $i < $n; ++$i) {
-            /** @var \FFI\CData $event */
-            $event = $events[$i];
+        // The events read as 32-bit words (3 per packed 12-byte event: the mask, then the low and
+        // high half of the data, which holds the descriptor): a scalar read each, where taking
+        // $events[$i] made an FFI object per event (about 240 instructions more each).
+        /** @var \FFI\CData $words */
+        $words = $this->words;
+        for ($i = 0, $at = 0; $i < $n; ++$i, $at += 3) {
             /** @var int $fd */
-            $fd = $event->data; // @phpstan-ignore property.notFound (FFI binds libc at run time)
+            $fd = $words[$at + 1];
             /** @var int $mask */
-            $mask = $event->events; // @phpstan-ignore property.notFound (FFI binds libc at run time)
+            $mask = $words[$at];
             if (($mask & self::READABLE) !== 0 && isset($this->readers[$fd])) {
                 $read += $this->readers[$fd];
             }
@@ -475,6 +478,7 @@ final class EpollDriver implements PollDriver
         $this->epfd = $epfd;
         $this->pid = getmypid() ?: 0;
         $this->events ??= $ffi->new('epoll_event_t[' . self::BATCH . ']');
+        $this->words ??= $ffi->cast('uint32_t[' . (3 * self::BATCH) . ']', $this->events);
         $this->event ??= $ffi->new('epoll_event_t');
     }
 
