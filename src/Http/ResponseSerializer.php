@@ -12,8 +12,18 @@ final class ResponseSerializer
     /** The interim response to send when {@see Parser\RequestParser::needsContinue()} is true. */
     public const CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n";
 
-    /** @var array<int, string> */
-    private static array $statusLines = [];
+    /** Statuses whose last head is kept (see $heads). */
+    private const MAX_HEADS = 64;
+
+    /** @var array<int, array{array<string, string|list<string>>, string, bool}> per status: the fields last written, their head (status line and fields, without Date and framing), whether they carry Date */
+    private static array $heads = [];
+
+    /** @var array<int, array{array<string, string|list<string>>, string, bool}> per status: the head written before the last one (see $heads) */
+    private static array $previousHeads = [];
+
+    private static string $dateValue = '';
+
+    private static string $dateLine = '';
 
     /**
      * @param bool $keepAlive false adds "Connection: close"; the caller closes after writing
@@ -33,32 +43,47 @@ final class ResponseSerializer
         string $protocolVersion = '1.1',
     ): string {
         $status = $response->status;
-        $out = self::$statusLines[$status] ??= 'HTTP/1.1 ' . $status . ' ' . Status::reason($status) . "\r\n";
-
-        $hasDate = false;
-        foreach ($response->headers as $name => $value) {
-            $lower = FieldName::lower((string) $name);
-            if ($lower === 'content-length' || $lower === 'transfer-encoding' || $lower === 'connection') {
-                continue;
-            }
-            if ($lower === 'date') {
-                $hasDate = true;
-            }
-            if (\is_array($value)) {
-                foreach ($value as $item) {
-                    $out .= $name . ': ' . $item . "\r\n";
-                }
+        $headers = $response->headers;
+        // The status line and the fields, as written for the same status and fields lately (two
+        // per status): a handler answers with the same literal array (an immutable one, so ===
+        // compares one pointer) request after request.
+        $cached = self::$heads[$status] ?? null;
+        if ($cached !== null && $cached[0] === $headers) {
+            [, $out, $hasDate] = $cached;
+        } else {
+            $other = self::$previousHeads[$status] ?? null;
+            if ($other !== null && $other[0] === $headers) {
+                [, $out, $hasDate] = $other;
             } else {
-                $out .= $name . ': ' . $value . "\r\n";
+                [$out, $hasDate] = self::head($status, $headers);
+                $other = [$headers, $out, $hasDate];
+                if (\count(self::$heads) >= self::MAX_HEADS) {
+                    self::$heads = self::$previousHeads = [];
+                }
             }
+            if ($cached !== null) {
+                self::$previousHeads[$status] = $cached;
+            }
+            self::$heads[$status] = $other;
         }
-        if (!$hasDate) {
-            $out .= 'Date: ' . $date . "\r\n";
+        if ($hasDate) {
+            $dateLine = '';
+        } else {
+            if ($date !== self::$dateValue) {
+                self::$dateValue = $date;
+                self::$dateLine = 'Date: ' . $date . "\r\n";
+            }
+            $dateLine = self::$dateLine;
         }
+        $body = $response->body;
+        if ($keepAlive && !$chunked && !$head && $status >= 200 && $status !== 204 && $status !== 304 && $protocolVersion !== '1.0') {
+            // The usual answer, made in one piece.
+            return $out . $dateLine . 'Content-Length: ' . \strlen($body) . "\r\n\r\n" . $body;
+        }
+        $out .= $dateLine;
 
         // RFC 9110 §6.4.1: 1xx, 204 and 304 never have content.
         $noContent = $status < 200 || $status === 204 || $status === 304;
-        $body = $response->body;
         if ($chunked && !$noContent) {
             if ($protocolVersion === '1.0') {
                 throw new \LogicException('An HTTP/1.0 client cannot receive a chunked response; send it with Content-Length.');
@@ -109,5 +134,37 @@ final class ResponseSerializer
         }
 
         return $out . ($hasDate ? '' : 'Date: ' . $date . "\r\n") . "Connection: Upgrade\r\n\r\n";
+    }
+
+    /**
+     * The status line and the fields of a response (framing fields left out), and whether the
+     * fields carry a Date.
+     *
+     * @param array<string, string|list<string>> $headers
+     *
+     * @return array{string, bool}
+     */
+    private static function head(int $status, array $headers): array
+    {
+        $out = 'HTTP/1.1 ' . $status . ' ' . Status::reason($status) . "\r\n";
+        $hasDate = false;
+        foreach ($headers as $name => $value) {
+            $lower = FieldName::lower((string) $name);
+            if ($lower === 'content-length' || $lower === 'transfer-encoding' || $lower === 'connection') {
+                continue;
+            }
+            if ($lower === 'date') {
+                $hasDate = true;
+            }
+            if (\is_array($value)) {
+                foreach ($value as $item) {
+                    $out .= $name . ': ' . $item . "\r\n";
+                }
+            } else {
+                $out .= $name . ': ' . $value . "\r\n";
+            }
+        }
+
+        return [$out, $hasDate];
     }
 }

@@ -42,36 +42,38 @@ final class Connection
     /** Most bytes handed to one fwrite() of pending data (a copy of at most this much per call). */
     private const WRITE_SLICE = 65_536;
 
+    // The properties a read or a write touches come first, so that they share the fewest cache
+    // lines: with a thousand connections, each request finds its connection's object cold.
     /** @var resource */
     private readonly mixed $stream;
-    private ?int $readWatcher = null;
-    private ?int $writeWatcher = null;
+    private bool $closed = false;
+    private bool $ending = false;
+    private bool $aboveMark = false;
     /** Bytes to send: those before $sent were sent already. */
     private string $buffer = '';
     private int $sent = 0;
     /** Bytes the kernel has taken over the connection's life. */
     private int $sentTotal = 0;
-    private bool $paused = false;
-    private bool $readEnded = false;
-    private bool $ending = false;
-    private bool $writeShut = false;
-    private bool $closed = false;
-    private bool $aboveMark = false;
-    private ?\Throwable $closeReason = null;
+    private ?int $writeWatcher = null;
+    private readonly int $highWaterMark;
     /** @var Deferred<?string>|null */
     private ?Deferred $pendingRead = null;
-    private ?string $localAddress = null;
-    private ?string $remoteAddress = null;
-
+    private ?ConnectionHandler $handler = null;
     /** @var list<\Closure(string): void> */
     private array $dataCallbacks = [];
+    private ?int $readWatcher = null;
+    private bool $paused = false;
+    private bool $readEnded = false;
+    private bool $writeShut = false;
+    private ?\Throwable $closeReason = null;
+    private ?string $localAddress = null;
+    private ?string $remoteAddress = null;
     /** @var list<\Closure(): void> */
     private array $endCallbacks = [];
     /** @var list<\Closure(?\Throwable): void> */
     private array $closeCallbacks = [];
     /** @var list<\Closure(): void> */
     private array $drainCallbacks = [];
-    private ?ConnectionHandler $handler = null;
 
     /**
      * @internal Connections come from Listener, Connector and SocketPair.
@@ -81,13 +83,14 @@ final class Connection
     public function __construct(
         private readonly Loop $loop,
         mixed $stream,
-        private readonly int $highWaterMark = self::DEFAULT_HIGH_WATER_MARK,
+        int $highWaterMark = self::DEFAULT_HIGH_WATER_MARK,
         /** The listener that accepted it, told when it closes (a reference rather than an onClose() closure: no closure per connection, and handOver() cannot drop it). */
         private readonly ?Listener $listener = null,
     ) {
         if ($highWaterMark < 1) {
             throw new \InvalidArgumentException("The write high-water mark must be at least 1 byte, got {$highWaterMark}.");
         }
+        $this->highWaterMark = $highWaterMark;
         stream_set_blocking($stream, false);
         // Without this PHP may read ahead into its own buffer, which stream_select cannot see.
         stream_set_read_buffer($stream, 0);

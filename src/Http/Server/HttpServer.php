@@ -16,6 +16,7 @@ use Nexus\Io\ListenOptions;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Runtime\Scheduler;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -61,6 +62,7 @@ final class HttpServer
     private readonly int $maxConnections;
     /** @var array<string, bool> Host header values already checked against ServerOptions::$allowedHosts */
     private array $hostVerdicts = [];
+    private readonly Scheduler $scheduler;
     /** @var array<int, Upgraded> connections that switched protocols (WebSocket), until they close */
     private array $upgraded = [];
 
@@ -73,6 +75,7 @@ final class HttpServer
         public readonly ?LoggerInterface $logger = null,
     ) {
         $this->maxConnections = $options->maxConnections ?? Listener::capacity($loop);
+        $this->scheduler = $loop->scheduler();
     }
 
     /**
@@ -235,7 +238,7 @@ final class HttpServer
      */
     public function dispatch(RequestTask $task): void
     {
-        $this->loop->scheduler()->schedule($task);
+        $this->scheduler->schedule($task);
     }
 
     /**

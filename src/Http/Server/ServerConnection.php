@@ -12,6 +12,7 @@ use Nexus\Http\Response;
 use Nexus\Http\ResponseSerializer;
 use Nexus\Http\Status;
 use Nexus\Io\Connection;
+use Nexus\Io\ConnectionHandler;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Loop;
 
@@ -28,7 +29,7 @@ use Nexus\Runtime\Loop;
  *
  * @internal created by HttpServer
  */
-final class ServerConnection
+final class ServerConnection implements ConnectionHandler
 {
     private const WAIT_NONE = 0;
     /** a request head has begun and must be complete by the deadline (408) */
@@ -82,20 +83,52 @@ final class ServerConnection
         private readonly ServerOptions $options,
     ) {
         $this->parser = new RequestParser($options->limits);
-        $connection->onData(function (string $data): void {
-            $this->received($data);
-        });
-        $connection->onEnd(function (): void {
-            $this->peerEnded = true;
-            $this->update();
-        });
-        $connection->onDrain(function (): void {
-            $this->drained();
-        });
-        $connection->onClose(function (): void {
-            $this->closed();
-        });
+        // The connection's owner as an object: no closure and no callback list per connection.
+        $connection->attach($this);
         $this->update();
+    }
+
+    /**
+     * @internal Connection: bytes arrived
+     */
+    public function dataReceived(string $data): void
+    {
+        $this->received($data);
+    }
+
+    /**
+     * @internal Connection: the client closed its write side
+     */
+    public function endReceived(): void
+    {
+        $this->peerEnded = true;
+        $this->update();
+    }
+
+    /**
+     * @internal Connection: the write buffer emptied after it went above the high-water mark
+     */
+    public function drained(): void
+    {
+        $this->blocked = false;
+        $waiter = $this->drainWaiter;
+        if ($waiter !== null) {
+            $this->drainWaiter = null;
+            $waiter->resolve(true);
+        }
+        if (!$this->closing && $this->parser->bufferedBytes() > 0) {
+            $this->parse();
+        } else {
+            $this->update();
+        }
+    }
+
+    /**
+     * @internal Connection: it closed
+     */
+    public function closed(?\Throwable $reason): void
+    {
+        $this->release();
     }
 
     public function isClosed(): bool
@@ -523,7 +556,7 @@ final class ServerConnection
         $connection->handOver();
         $upgraded = $upgrade->takeOver($connection, $this->loop, $this->server);
         $this->server->adopt($upgraded);
-        $this->closed();
+        $this->release();
         $upgraded->start($buffered);
     }
 
@@ -552,22 +585,10 @@ final class ServerConnection
         $this->update();
     }
 
-    private function drained(): void
-    {
-        $this->blocked = false;
-        $waiter = $this->drainWaiter;
-        if ($waiter !== null) {
-            $this->drainWaiter = null;
-            $waiter->resolve(true);
-        }
-        if (!$this->closing && $this->parser->bufferedBytes() > 0) {
-            $this->parse();
-        } else {
-            $this->update();
-        }
-    }
-
-    private function closed(): void
+    /**
+     * Lets go of the connection: it closed, or it was handed over after a 101.
+     */
+    private function release(): void
     {
         $this->closed = true;
         $this->deadline = \INF;
