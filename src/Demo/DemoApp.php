@@ -21,9 +21,9 @@ use Nexus\Http\WebSocket\WebSocketOptions;
 use Nexus\Persistence\CommandFailed;
 use Nexus\Persistence\Effect;
 use Nexus\Persistence\Persistence;
-use Nexus\Worker\Topics;
 use Nexus\Worker\EntityKind;
 use Nexus\Worker\EntitySettings;
+use Nexus\Worker\Topics;
 use Nexus\Worker\Workers;
 
 /**
