@@ -74,14 +74,15 @@ final class PersistenceReport
         }
         if ($this->http !== []) {
             $lines[] = '';
-            $lines[] = 'HTTP: `POST /counter/cN/increment` over 1,000 counters, wrk (1 thread) on the same machine; the baseline is the in-memory counter (the demo before it became durable, bench/persistence/memory-counter-app.php); every durable answer came after its increment was committed. Each round measures every counter in turn on a fresh server and store; the best round of each is shown (p50 and p99 are that round\'s), with the lowest.';
+            $lines[] = 'HTTP: `POST /counter/cN/increment` over 1,000 counters, wrk (1 thread) on the same machine; the baseline is the in-memory counter (the demo before it became durable, bench/persistence/memory-counter-app.php); every durable answer came after its increment was committed. Each round measures every counter in turn on a fresh server and store; the best round of each is shown (p50 and p99 are that round\'s), with the lowest; × in-memory is the median of the rounds\' ratios (each durable counter against the in-memory one of the same round), with their range.';
             $lines[] = '';
             $lines[] = '| workers | counter | requests/s | p50 | p99 | × in-memory | target | met |';
             $lines[] = '| ---: | --- | ---: | ---: | ---: | ---: | --- | :---: |';
-            $memory = [];
+            $memory = $memoryRounds = [];
             foreach ($this->http as $row) {
                 if (($row['counter'] ?? '') === 'memory') {
                     $memory[(int) self::float($row['workers'] ?? 0)] = self::float($row['rps'] ?? null);
+                    $memoryRounds[(int) self::float($row['workers'] ?? 0)] = self::rates($row['rps_all'] ?? null);
                 }
             }
             foreach ($this->http as $row) {
@@ -89,6 +90,18 @@ final class PersistenceReport
                 $rps = self::float($row['rps'] ?? null);
                 $base = $memory[$workers] ?? null;
                 $ratio = $row['counter'] !== 'memory' && $rps !== null && $base !== null && $base > 0.0 ? $rps / $base : null;
+                $ratioText = $ratio === null ? '—' : sprintf('%.2f×', $ratio);
+                // With rounds: the ratio of each round (the two measured minutes apart at most, under
+                // the same load), their median, and their range.
+                $roundRates = self::rates($row['rps_all'] ?? null);
+                $baseRounds = $memoryRounds[$workers] ?? [];
+                if ($ratio !== null && \count($roundRates) > 1 && \count($roundRates) === \count($baseRounds) && min($baseRounds) > 0.0) {
+                    $ratios = array_map(static fn(float $r, float $b): float => $r / $b, $roundRates, $baseRounds);
+                    sort($ratios);
+                    $middle = intdiv(\count($ratios), 2);
+                    $ratio = \count($ratios) % 2 === 1 ? $ratios[$middle] : ($ratios[$middle - 1] + $ratios[$middle]) / 2;
+                    $ratioText = sprintf('%.2f× (%.2f–%.2f)', $ratio, $ratios[0], $ratios[\count($ratios) - 1]);
+                }
                 $verdict = '—';
                 $targetText = '—';
                 if ($ratio !== null && $workers === 2) {
@@ -110,7 +123,7 @@ final class PersistenceReport
                     $errors > 0 ? " ({$errors} errors)" : '',
                     self::ms($row['p50_ms'] ?? null),
                     self::ms($row['p99_ms'] ?? null),
-                    $ratio === null ? '—' : sprintf('%.2f×', $ratio),
+                    $ratioText,
                     $targetText,
                     $verdict,
                 );
@@ -170,6 +183,22 @@ final class PersistenceReport
         }
 
         return substr($document, 0, $start + \strlen(self::START)) . "\n" . $section . substr($document, $end);
+    }
+
+    /**
+     * @return list<float> the rates of each round, when the row has them
+     */
+    private static function rates(mixed $value): array
+    {
+        if (!\is_array($value)) {
+            return [];
+        }
+        $rates = [];
+        foreach ($value as $rate) {
+            $rates[] = \is_int($rate) || \is_float($rate) ? (float) $rate : 0.0;
+        }
+
+        return $rates;
     }
 
     /**
