@@ -21,6 +21,10 @@ final class PgResult implements \IteratorAggregate, \Countable
     /** @var list<array<string, mixed>>|null */
     private ?array $rows = null;
     private ?Result $result;
+    /** @var list<list<string|null>>|null the rows as rawRows() fetched them */
+    private ?array $raw = null;
+    /** @var array<string, int> with $raw: the type oid of each column, by name */
+    private array $oids = [];
     /** @var int<0, max> */
     private readonly int $count;
     private readonly int $affected;
@@ -38,6 +42,38 @@ final class PgResult implements \IteratorAggregate, \Countable
     public function rows(): array
     {
         return $this->rows ?? $this->fetch();
+    }
+
+    /**
+     * The rows as the server sent them, for a caller that converts its own columns on a hot path:
+     * lists of the columns' text in the order of the statement (NULL as null), no conversion.
+     * Call it first: rows() and the others still work afterwards (they convert then), but once
+     * they have converted the rows, the text is gone and rawRows() throws a LogicException.
+     *
+     * @return list<list<string|null>>
+     */
+    public function rawRows(): array
+    {
+        if ($this->raw !== null) {
+            return $this->raw;
+        }
+        if ($this->rows !== null && $this->count > 0) {
+            throw new \LogicException('PgResult::rawRows() must come before rows(), first(), column(), scalar() or iteration, which convert the rows and drop their text.');
+        }
+        $result = $this->result;
+        if ($result === null || $this->count === 0) {
+            $this->result = null;
+            $this->rows = [];
+
+            return $this->raw = [];
+        }
+        $this->oids = self::oids($result);
+        /** @var list<list<string|null>> $raw */
+        $raw = pg_fetch_all($result, \PGSQL_NUM);
+        pg_free_result($result);
+        $this->result = null;
+
+        return $this->raw = $raw;
     }
 
     /**
@@ -103,22 +139,42 @@ final class PgResult implements \IteratorAggregate, \Countable
      */
     private function fetch(): array
     {
+        if ($this->raw !== null) {
+            // rawRows() took them: name and convert them now.
+            $names = array_keys($this->oids);
+            $rows = [];
+            foreach ($this->raw as $row) {
+                $rows[] = array_combine($names, $row);
+            }
+
+            return $this->rows = PgTypes::convert($rows, PgTypes::plan($this->oids));
+        }
         $result = $this->result;
         if ($result === null || $this->count === 0) {
             $this->result = null;
 
             return $this->rows = [];
         }
-        $fields = pg_num_fields($result);
-        $oids = [];
-        for ($i = 0; $i < $fields; ++$i) {
-            $oids[pg_field_name($result, $i)] = (int) pg_field_type_oid($result, $i);
-        }
+        $oids = self::oids($result);
         /** @var list<array<string, string|null>> $raw */
         $raw = pg_fetch_all($result, \PGSQL_ASSOC);
         pg_free_result($result);
         $this->result = null;
 
         return $this->rows = PgTypes::convert($raw, PgTypes::plan($oids));
+    }
+
+    /**
+     * @return array<string, int> the type oid of each column, by name
+     */
+    private static function oids(Result $result): array
+    {
+        $fields = pg_num_fields($result);
+        $oids = [];
+        for ($i = 0; $i < $fields; ++$i) {
+            $oids[pg_field_name($result, $i)] = (int) pg_field_type_oid($result, $i);
+        }
+
+        return $oids;
     }
 }

@@ -239,10 +239,17 @@ final class GroupCommit
             $results = \is_array($results) ? $results : [];
             foreach ($taken as $i => [$write, $listener]) {
                 $result = $failure ?? $results[$i] ?? null;
-                $this->tell($listener, $result instanceof PersistenceException ? $result : null);
+                try {
+                    $listener->writeDone($result instanceof PersistenceException ? $result : null);
+                } catch (\Throwable $e) {
+                    $this->loop->reportError($e);
+                }
                 $id = $write->persistenceId;
                 if (--$this->busy[$id] === 0) {
-                    $this->done($id);
+                    unset($this->busy[$id]);
+                    if (isset($this->waiters[$id])) {
+                        $this->done($id);
+                    }
                 }
             }
             if ($failure === null) {

@@ -92,6 +92,14 @@ final class StoreSupport
     }
 
     /**
+     * Whether $name was checked to be text already (unstorable() checks it otherwise).
+     */
+    public static function isKnownName(string $name): bool
+    {
+        return isset(self::$names[$name]);
+    }
+
+    /**
      * A logical name already seen is text: names repeat on every event, their check need not.
      */
     private static function isName(string $name): bool

@@ -46,6 +46,25 @@ final class PersistenceDatabase
         pg_query(self::adminLink(), 'DROP TABLE IF EXISTS nexus_journal, nexus_journal_ordering, nexus_event_tags, nexus_snapshots, nexus_durable_state, nexus_projection_offsets, projected CASCADE');
     }
 
+    /**
+     * Makes the test database refuse new connections and ends those it has (the server stays up
+     * for the other databases), or lets it accept them again: PostgreSQL gone away, as a client
+     * sees it.
+     */
+    public static function setReachable(bool $reachable): void
+    {
+        $link = self::server()->adminLink();
+        try {
+            pg_query($link, 'ALTER DATABASE ' . self::NAME . ' ALLOW_CONNECTIONS ' . ($reachable ? 'true' : 'false'));
+            if (!$reachable) {
+                pg_query($link, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" . self::NAME . "'");
+                self::$admin = null;
+            }
+        } finally {
+            pg_close($link);
+        }
+    }
+
     private static function server(): PostgresServer
     {
         if (self::$server === null) {

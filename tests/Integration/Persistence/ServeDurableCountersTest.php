@@ -148,6 +148,36 @@ final class ServeDurableCountersTest extends TestCase
         self::assertSame(['name' => 'locked', 'value' => 3], $value, 'the counter restarted from the store: the refused increment was never counted');
     }
 
+    public function testWhilePostgresqlIsGoneWritesAre503AndTheCounterGoesOnFromWhatWasAcknowledged(): void
+    {
+        PersistenceDatabase::reset();
+        $url = PostgresUrl::redact(PersistenceDatabase::config());
+        $base = $this->start(['--workers=1', "--store={$url}"]);
+        $this->increment($base, 'gone', 2);
+        // The database goes away for the server: its connections are ended and new ones refused.
+        PersistenceDatabase::setReachable(false);
+        try {
+            [$status, $body] = $this->request('POST', "{$base}/counter/gone/increment");
+            self::assertSame(503, $status, "an increment the store could not take: {$body}");
+            self::assertStringContainsString('try again', $body);
+            $this->waitForLog('/PostgreSQL store at .* failed/');
+        } finally {
+            PersistenceDatabase::setReachable(true);
+        }
+
+        $value = null;
+        $deadline = microtime(true) + 20.0;
+        while ($value === null && microtime(true) < $deadline) {
+            [$status, $body] = $this->request('POST', "{$base}/counter/gone/increment");
+            if ($status === 200) {
+                $value = json_decode($body, true);
+            } else {
+                self::assertSame(503, $status, $body);
+            }
+        }
+        self::assertSame(['name' => 'gone', 'value' => 3], $value, 'the counter recovered the 2 acknowledged increments; the refused one was never counted');
+    }
+
     public function testUnderLoadAKilledWorkerAReloadAndARestartLoseNoIncrementAndCountNoneTwiceOnSqlite(): void
     {
         $this->underFaults([]);

@@ -73,6 +73,22 @@ final class PgConnectionTest extends PostgresTestCase
         self::assertSame([], $empty->rows());
     }
 
+    public function testRawRowsAreTheServersTextInColumnOrderAndRowsStillConvertAfterwards(): void
+    {
+        $db = $this->connect();
+        $result = $db->query('SELECT g AS n, g::text AS t, NULL::int4 AS nothing, (g > 1) AS more FROM generate_series(1, 2) g');
+
+        self::assertSame([['1', '1', null, 'f'], ['2', '2', null, 't']], $result->rawRows());
+        self::assertSame([['1', '1', null, 'f'], ['2', '2', null, 't']], $result->rawRows(), 'a second call gives the same rows');
+        self::assertSame([['n' => 1, 't' => '1', 'nothing' => null, 'more' => false], ['n' => 2, 't' => '2', 'nothing' => null, 'more' => true]], $result->rows());
+        self::assertSame([], $db->query('SELECT 1 WHERE false')->rawRows());
+
+        $converted = $db->query('SELECT 1 AS n');
+        self::assertSame(1, $converted->scalar());
+        $this->expectException(\LogicException::class);
+        $converted->rawRows();
+    }
+
     public function testAffectedRowsAndMultipleStatements(): void
     {
         $db = $this->connect();

@@ -642,8 +642,9 @@ final class PostgresStore implements Store
                 } else {
                     try {
                         $events = array_fill(1, \count($reads), []);
-                        foreach ($result as $row) {
-                            $events[self::int($row['i'])][] = self::event($row);
+                        // Columns: i, then the journal's (see PostgresSchema::READ_EVENTS).
+                        foreach ($result->rawRows() as $row) {
+                            $events[(int) $row[0]][] = self::event($row, 1);
                         }
                         foreach ($reads as $n => [, $deferred]) {
                             $deferred->resolve($events[$n + 1]);
@@ -701,32 +702,37 @@ final class PostgresStore implements Store
     private static function events(PgResult $result): array
     {
         $events = [];
-        foreach ($result as $row) {
-            $events[] = self::event($row);
+        foreach ($result->rawRows() as $row) {
+            $events[] = self::event($row, 0);
         }
 
         return $events;
     }
 
     /**
-     * @param array<string, mixed> $row
+     * The event in the columns of $row from $at on: ordering, persistence_id, sequence_nr,
+     * writer_epoch, event_name, event_version, payload_format, payload, tags, written_at, as the
+     * server's text (NOT NULL columns: converted here in one pass, no typed copy of the row).
+     *
+     * @param list<string|null> $row
      */
-    private static function event(array $row): PersistedEvent
+    private static function event(array $row, int $at): PersistedEvent
     {
-        // The columns are NOT NULL bigint/int and text, which PgResult returns as int and string:
-        // no conversion on the hot path of recovery.
-        /** @var array{ordering: int, persistence_id: string, sequence_nr: int, writer_epoch: int, event_name: string, event_version: int, payload_format: string, payload: string, tags: string, written_at: int} $row */
+        /** @var list<string> $row */
+        $format = $row[$at + 6];
+        $tags = $row[$at + 8];
+
         return new PersistedEvent(
-            $row['persistence_id'],
-            $row['sequence_nr'],
-            $row['writer_epoch'],
-            $row['ordering'],
-            $row['event_name'],
-            $row['event_version'],
-            $row['payload_format'] === 'json' ? PayloadFormat::Json : PayloadFormat::from($row['payload_format']),
-            $row['payload'],
-            $row['tags'] === '' ? [] : StoreSupport::decodeTags($row['tags']),
-            $row['written_at'],
+            $row[$at + 1],
+            (int) $row[$at + 2],
+            (int) $row[$at + 3],
+            (int) $row[$at],
+            $row[$at + 4],
+            (int) $row[$at + 5],
+            $format === 'json' ? PayloadFormat::Json : PayloadFormat::from($format),
+            $row[$at + 7],
+            $tags === '' ? [] : StoreSupport::decodeTags($tags),
+            (int) $row[$at + 9],
         );
     }
 

@@ -90,21 +90,28 @@ final class SqliteStore implements Store
             $learnt = [];
             $offset = self::int(SqliteConnection::value($pdo, 'SELECT COALESCE(MAX(ordering), 0) FROM nexus_journal'));
             foreach ($writes as $write) {
-                $refused = StoreSupport::unstorable($write) ?? $this->refusal($write, $learnt);
-                if ($refused !== null) {
-                    $results[] = $refused;
-                    continue;
-                }
                 $id = $write->persistenceId;
                 $seq = $write->firstSequenceNr;
                 $epoch = $write->writerEpoch;
-                $several = \count($write->events) > 1;
+                $events = $write->events;
+                $count = \count($events);
+                $several = $count > 1;
+                // The common case without a call: one event known to be text with no tags, after
+                // the event this store last wrote or read for the id, by this epoch or an older one.
+                $fact = $learnt[$id] ?? $this->known[$id] ?? null;
+                if ($count !== 1 || $write->tags !== [] || !$events[0]->text || $fact === null || $fact[0] !== $seq - 1 || $fact[1] > $epoch || !StoreSupport::isKnownName($events[0]->name)) {
+                    $refused = StoreSupport::unstorable($write) ?? $this->refusal($write, $learnt);
+                    if ($refused !== null) {
+                        $results[] = $refused;
+                        continue;
+                    }
+                }
                 if ($several) {
                     $pdo->exec('SAVEPOINT nexus_write');
                 }
                 $before = $offset;
                 try {
-                    foreach ($write->events as $i => $payload) {
+                    foreach ($events as $i => $payload) {
                         $tags = $write->tags === [] ? [] : $write->tagsOf($i);
                         $insert->execute([++$offset, $id, $seq + $i, $epoch, $payload->name, $payload->version, $payload->format->value, $payload->data, $tags === [] ? '' : StoreSupport::encodeTags($tags), $now]);
                         foreach ($tags as $tag) {
@@ -130,7 +137,7 @@ final class SqliteStore implements Store
                 if ($several) {
                     $pdo->exec('RELEASE nexus_write');
                 }
-                $learnt[$id] = [$write->lastSequenceNr(), $epoch];
+                $learnt[$id] = [$seq + $count - 1, $epoch];
                 $results[] = null;
             }
             $pdo->exec('COMMIT');
