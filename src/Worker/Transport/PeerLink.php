@@ -314,7 +314,9 @@ final class PeerLink
         $connection = $this->connection;
         \assert($connection !== null);
         $this->loop->markActive();
-        while (!$this->congested && \count($this->sealed) !== 0) {
+        // A write that finds the other worker gone closes the connection at once (lost()): the
+        // frames left wait for the next one.
+        while ($this->connection === $connection && !$this->congested && \count($this->sealed) !== 0) {
             [$batch, $objects, $count, $bytes] = array_shift($this->sealed);
             $this->sealedCount -= $count;
             $this->sealedBytes -= $bytes;
@@ -351,7 +353,11 @@ final class PeerLink
         $this->unacked[$sequence] = [$format, $encoded];
         ++$this->framesSent;
         $this->bytesSent += \strlen($encoded) + 13;
-        if (!$connection->write(pack('NCJC', \strlen($encoded) + 9, FrameType::Batch->value, $sequence, $format) . $encoded)) {
+        if (!$connection->write(pack('NCJC', \strlen($encoded) + 9, FrameType::Batch->value, $sequence, $format) . $encoded) && $this->connection === $connection) {
+            // Above the high-water mark: congested until the connection drains. A write that
+            // found the other worker gone (kill -9) closed the connection instead, and lost()
+            // has already dealt with it: a link with no connection is never congested (nothing
+            // would ever relieve it, and every sender to that worker would wait in vain).
             $this->congested = true;
         }
     }
@@ -456,6 +462,9 @@ final class PeerLink
             throw new FrameException('it does not know the pool secret (its proof does not match)');
         }
         $connection->write(Frames::encode(FrameType::Proof, bin2hex($this->host->handshake()->clientProof($this->nonce, $serverNonce, $client, $server))));
+        if ($connection->isClosed()) {
+            return; // the other worker died after its Challenge: onClose() tries again
+        }
         $this->opening = null;
         $this->connection = $connection;
         $this->retiring = false;

@@ -16,6 +16,7 @@ use Nexus\Worker\Exception\DeliveryUnknownException;
 use Nexus\Worker\Exception\NotDeliveredException;
 use Nexus\Worker\Exception\UnregisteredMessageClassException;
 use Nexus\Worker\RemoteActorRef;
+use Nexus\Worker\Transport\PeerLink;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -272,6 +273,58 @@ final class MeshTest extends TestCase
         $this->runFor(0.1);
 
         self::assertSame(['nobody is gone'], $got, 'the custom message, and nothing for the unwatched actor');
+    }
+
+    public function testALinkWhoseWorkerDiesDuringAWriteConnectsToTheReplacementInsteadOfStayingCongested(): void
+    {
+        $w0 = $this->worker(0);
+        $dead = LinkPeer::server($this->dir . '/worker-1.sock', self::SECRET, 1);
+        $remote = $w0->remoteRef(1, '/user/counter');
+        $remote->tell('before');
+        $this->runUntil(static fn(): bool => \count($dead->poll()->batches) === 1); // the link is up
+        $dead->close(); // worker 1 is killed (kill -9); worker 0 has not read the close yet
+        // A full frame is written at once, within tell(): the write finds the other end gone
+        // (EPIPE), and the link is lost inside it.
+        for ($i = 0; $i < PeerLink::MAX_BATCH; ++$i) {
+            $remote->tell($i);
+        }
+        self::assertSame(PeerLink::MAX_BATCH + 1, $this->systems[0]->deadLetters->countFor(DeadLetterReason::WorkerLost), 'what was sent to the dead worker is delivery unknown');
+
+        $replacement = LinkPeer::server($this->dir . '/worker-1.sock', self::SECRET, 1); // the master started a new worker 1
+        $remote->tell('after');
+        self::assertSame(0, $this->systems[0]->deadLetters->countFor(DeadLetterReason::LinkCongested), 'the link was not left congested without a connection');
+        $ask = $remote->ask('anyone?', 5.0);
+        $this->runUntil(static function () use ($replacement): bool {
+            foreach ($replacement->poll()->batches as $sequence => $_) {
+                $replacement->ack($sequence);
+            }
+
+            return \count($replacement->batches) >= 1;
+        });
+
+        self::assertSame(0, $this->systems[0]->deadLetters->countFor(DeadLetterReason::LinkCongested));
+        self::assertFalse($ask->isSettled(), 'the ask went to the new worker and waits for its answer');
+    }
+
+    public function testALinkWhoseWorkerDiesDuringTheHandshakeConnectsToTheReplacement(): void
+    {
+        $w0 = $this->worker(0);
+        $dead = LinkPeer::server($this->dir . '/worker-1.sock', self::SECRET, 1);
+        $remote = $w0->remoteRef(1, '/user/counter');
+        $remote->tell('before');
+        $this->runUntil(static fn(): bool => $dead->poll()->authenticated); // its Challenge is sent
+        $dead->close(); // and it is killed before it reads the Proof (worker 0 still has to read the Challenge)
+
+        $replacement = LinkPeer::server($this->dir . '/worker-1.sock', self::SECRET, 1);
+        $this->runUntil(static function () use ($replacement): bool {
+            foreach ($replacement->poll()->batches as $sequence => $_) {
+                $replacement->ack($sequence);
+            }
+
+            return \count($replacement->batches) >= 1;
+        });
+
+        self::assertSame(0, $this->systems[0]->deadLetters->count(), 'the message waited for the replacement');
     }
 
     public function testLosingTheWorkerEndsTheWatch(): void
