@@ -134,15 +134,9 @@ final class ActorSystem
      */
     public function lookup(string $path): ?ActorRef
     {
-        $cell = $this->root;
-        foreach (explode('/', trim($path, '/')) as $segment) {
-            if ($segment === '') {
-                continue;
-            }
-            $cell = $cell->children[$segment] ?? null;
-            if ($cell === null) {
-                return $this->aliases === [] ? null : ($this->aliases['/' . trim($path, '/')] ?? null);
-            }
+        $cell = $this->cellAt($path);
+        if ($cell === null) {
+            return $this->aliases === [] ? null : ($this->aliases['/' . trim($path, '/')] ?? null);
         }
 
         return $cell->status === ActorCell::TERMINATED ? null : $cell->ref;
@@ -153,6 +147,16 @@ final class ActorSystem
      * never an alias of an actor that lives in another process.
      */
     public function endpoint(string $path): ?Endpoint
+    {
+        $cell = $this->cellAt($path);
+
+        return $cell === null || $cell->status === ActorCell::TERMINATED ? null : $cell->ref;
+    }
+
+    /**
+     * The cell at $path in this process's tree (terminated or not), or null.
+     */
+    private function cellAt(string $path): ?ActorCell
     {
         $cell = $this->root;
         foreach (explode('/', trim($path, '/')) as $segment) {
@@ -165,7 +169,7 @@ final class ActorSystem
             }
         }
 
-        return $cell->status === ActorCell::TERMINATED ? null : $cell->ref;
+        return $cell;
     }
 
     /**
