@@ -229,7 +229,7 @@ final class ServeAdminTest extends TestCase
             ]);
             preg_match('/^nexus_persistence_write_duration_seconds_count (\d+)$/m', $body, $transactions);
             self::assertGreaterThanOrEqual(1, (int) ($transactions[1] ?? 0), $body);
-            self::assertLessThanOrEqual(array_sum($increments), (int) $transactions[1], 'group commit: at most one transaction per increment');
+            self::assertLessThanOrEqual(array_sum($increments), (int) ($transactions[1] ?? 0), 'group commit: at most one transaction per increment');
             // The store's pool, per worker: the journal reads of the recoveries ran through it.
             self::assertMatchesRegularExpression('/^db_client_connection_max\{worker="[01]",db_system="postgresql",db_client_connection_pool_name="nexus-store"\} \d+$/m', $body);
             preg_match_all('/^db_client_operation_duration_seconds_count\{db_system="postgresql",db_client_connection_pool_name="nexus-store"\} (\d+)$/m', $body, $reads);
