@@ -16,6 +16,7 @@ use Nexus\Actor\Props;
 use Nexus\Metrics\Aggregation;
 use Nexus\Metrics\CounterSeries;
 use Nexus\Metrics\Registry;
+use Nexus\Pool\PoolDirectory;
 
 /**
  * The SystemView of one in-process ActorSystem, built on the actor layer's public API only: the
@@ -207,6 +208,13 @@ final class ActorSystemView implements SystemView
                 $rows[] = ['name' => (string) $name, 'worker' => $this->worker, 'kind' => $kind] + $stats();
             } catch (\Throwable $e) {
                 $this->system->logger->warning('Reading the stats of pool {pool} for the admin view failed: {error}', ['pool' => $name, 'error' => $e->getMessage()]);
+            }
+        }
+        // The PgPools and RedisPools of this process, found in the PoolDirectory (those still alive).
+        foreach (PoolDirectory::all() as $instruments) {
+            $figures = $instruments->figures();
+            if ($figures['pools'] > 0 && !isset($this->pools[$instruments->name]) && \count($rows) < self::MAX_POOLS) {
+                $rows[] = ['name' => $instruments->name, 'worker' => $this->worker, 'kind' => $instruments->kind, 'open' => $figures['open'], 'inUse' => $figures['used'], 'waiting' => $figures['pending'], 'max' => $figures['max']];
             }
         }
 

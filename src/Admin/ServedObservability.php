@@ -11,6 +11,8 @@ use Nexus\Http\Server\HttpServer;
 use Nexus\Metrics\Aggregation;
 use Nexus\Metrics\HttpServerMetrics;
 use Nexus\Metrics\Registry;
+use Nexus\Persistence\PersistenceStats;
+use Nexus\Pool\PoolDirectory;
 use Nexus\Worker\ServerObserver;
 use Nexus\Worker\WorkerContext;
 
@@ -23,7 +25,10 @@ use Nexus\Worker\WorkerContext;
  * master's PoolView merges.
  *
  * Adds per process: http_server_open_connections, nexus_websocket_connections (gauges read at
- * scrape time, nothing on the request path beyond the middleware).
+ * scrape time, nothing on the request path beyond the middleware); the PostgreSQL and Redis
+ * pools of the process (PoolDirectory: db.client.connections.usage by state, .pending_requests,
+ * .max, db.client.operation.duration) and its persistence (PersistenceStats:
+ * nexus.persistence.*), all read from what they count themselves when scraped.
  */
 final class ServedObservability implements ServerObserver
 {
@@ -51,6 +56,64 @@ final class ServedObservability implements ServerObserver
             $context === null ? '0' : (string) $context->id,
         );
         $this->http = new HttpServerMetrics($this->registry);
+        self::poolMetrics($this->registry);
+        self::persistenceMetrics($this->registry);
+    }
+
+    /**
+     * The PgPools and RedisPools of this process by db.system and pool name (PoolDirectory):
+     * at most PoolDirectory::MAX_NAMES names, the rest under `_other`.
+     */
+    public static function poolMetrics(Registry $registry): void
+    {
+        $labels = ['db.system', 'db.client.connection.pool.name'];
+        $registry->gaugeCallback('db.client.connections.usage', 'Connections of the pool by state: used (lent out) or idle (OpenTelemetry db.client.connection.count, under its earlier name: Prometheus reserves _count for histograms).', static function (): array {
+            $rows = [];
+            foreach (PoolDirectory::all() as $pool) {
+                $figures = $pool->figures();
+                $rows[] = [[$pool->kind, $pool->name, 'used'], $figures['used']];
+                $rows[] = [[$pool->kind, $pool->name, 'idle'], $figures['idle']];
+            }
+
+            return $rows;
+        }, [...$labels, 'db.client.connection.state'], '{connection}');
+        $registry->gaugeCallback('db.client.connection.pending_requests', 'Callers waiting for a connection of the pool.', static fn(): array => self::poolRows('pending'), $labels, '{request}');
+        $registry->gaugeCallback('db.client.connection.max', 'Most connections the pool may open.', static fn(): array => self::poolRows('max'), $labels, '{connection}');
+        $registry->gaugeCallback('nexus.db.client.connection.open', 'Connections of the pool open now: used, idle, being opened or made clean.', static fn(): array => self::poolRows('open'), $labels, '{connection}');
+        $registry->histogramCallback('db.client.operation.duration', 'Duration of the statements (PostgreSQL) and commands or pipelines (Redis) run through the pool, the wait for a connection not included.', static function (): array {
+            $rows = [];
+            foreach (PoolDirectory::all() as $pool) {
+                $rows[] = [[$pool->kind, $pool->name], $pool->durations->counts(), $pool->durations->sum()];
+            }
+
+            return $rows;
+        }, $labels);
+    }
+
+    /**
+     * @return list<array{list<string>, int}>
+     */
+    private static function poolRows(string $figure): array
+    {
+        $rows = [];
+        foreach (PoolDirectory::all() as $pool) {
+            $rows[] = [[$pool->kind, $pool->name], $pool->figures()[$figure]];
+        }
+
+        return $rows;
+    }
+
+    /**
+     * What the persistent actors of this process wrote and recovered (PersistenceStats).
+     */
+    public static function persistenceMetrics(Registry $registry): void
+    {
+        $stats = PersistenceStats::process();
+        $registry->counterCallback('nexus.persistence.events', 'Events persisted (their journal write committed).', static fn(): int => $stats->events, unit: '{event}');
+        $registry->counterCallback('nexus.persistence.states', 'Durable states written.', static fn(): int => $stats->states, unit: '{state}');
+        $registry->counterCallback('nexus.persistence.write_failures', 'Writes of events or a state that the store refused or could not take.', static fn(): int => $stats->failedWrites, unit: '{write}');
+        $registry->counterCallback('nexus.persistence.recoveries', 'Persistent actors that read their state back, by outcome: completed or failed.', static fn(): array => [[['completed'], $stats->recoveries], [['failed'], $stats->failedRecoveries]], ['outcome'], '{recovery}');
+        $registry->histogramCallback('nexus.persistence.write.duration', 'Duration of each store transaction of the group commit (persist latency), from sending to its answer.', static fn(): array => [[[], $stats->writeDurations->counts(), $stats->writeDurations->sum()]]);
     }
 
     public function handler(RequestHandler $handler): RequestHandler

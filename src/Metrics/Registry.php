@@ -147,6 +147,21 @@ final class Registry
     }
 
     /**
+     * A histogram read at snapshot time from series something else observes into (a
+     * HistogramSeries it owns, with the same bounds): $read returns rows of
+     * [list<string> $labelValues, list<int> $counts, float $sum] (HistogramSeries::counts(),
+     * sum()). See CallbackMetric.
+     *
+     * @param list<string>      $labels
+     * @param list<int|float>   $buckets
+     * @param \Closure(): mixed $read
+     */
+    public function histogramCallback(string $name, string $help, \Closure $read, array $labels = [], string $unit = 's', array $buckets = Buckets::SECONDS, ?int $maxSeries = null, Aggregation $aggregation = Aggregation::Sum): CallbackMetric
+    {
+        return $this->callback(MetricType::Histogram, $name, $help, $read, $labels, $unit, $maxSeries, $aggregation, Buckets::check($buckets));
+    }
+
+    /**
      * The metric registered under this Prometheus name (after translation), if any.
      *
      * @return Metric<CounterSeries>|Metric<GaugeSeries>|Metric<HistogramSeries>|CallbackMetric|null
@@ -190,15 +205,16 @@ final class Registry
     /**
      * @param list<string>      $labels
      * @param \Closure(): mixed $read
+     * @param list<float>|null  $bounds
      */
-    private function callback(MetricType $type, string $name, string $help, \Closure $read, array $labels, string $unit, ?int $maxSeries, Aggregation $aggregation): CallbackMetric
+    private function callback(MetricType $type, string $name, string $help, \Closure $read, array $labels, string $unit, ?int $maxSeries, Aggregation $aggregation, ?array $bounds = null): CallbackMetric
     {
         [$promName, $labelNames, $limit, $existing] = $this->define($name, $help, $labels, $unit, $maxSeries, $type, $aggregation, 'callback');
         if ($existing !== null) {
             throw new MetricDefinitionException("Callback metric '{$promName}' is already registered: a second reader would be ignored. Register it once and read everything it needs in one closure.");
         }
 
-        return $this->metrics[$promName] = new CallbackMetric($promName, $help, $type, $labelNames, $limit, $aggregation, $read, $this->dropCounter(...), $this->callbackFailed(...));
+        return $this->metrics[$promName] = new CallbackMetric($promName, $help, $type, $labelNames, $limit, $aggregation, $read, $this->dropCounter(...), $this->callbackFailed(...), $bounds);
     }
 
     /**

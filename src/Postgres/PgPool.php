@@ -8,6 +8,8 @@ use Nexus\Pool\ConnectionPool;
 use Nexus\Pool\Exception\PoolException;
 use Nexus\Pool\Exception\PoolTimeoutException;
 use Nexus\Pool\Exception\PoolWaitQueueFullException;
+use Nexus\Pool\PoolDirectory;
+use Nexus\Pool\PoolInstruments;
 use Nexus\Pool\PoolOptions;
 use Nexus\Pool\TaskCancellation;
 use Nexus\Postgres\Exception\PgConnectionException;
@@ -32,11 +34,18 @@ use Nexus\Runtime\Loop;
  * A query given a Cancellation (or run by query() under the current task's cancellation) is
  * cancelled where it is: waiting for a connection, it leaves the queue; running, it is cancelled on
  * the server and the connection comes back clean.
+ *
+ * Metrics: the pool registers in PoolDirectory under $name (a label, default 'postgres'); each
+ * statement of query()/queryAsync() adds its duration (from sending to its answer, the wait for
+ * a connection not included) to PoolInstruments::$durations: two hrtime() calls and one
+ * histogram increment. Statements run on a connection of withConnection()/transaction() are not
+ * timed there.
  */
 final class PgPool
 {
     /** @var ConnectionPool<PgConnection> */
     private readonly ConnectionPool $pool;
+    private readonly PoolInstruments $instruments;
 
     /**
      * @param ?PoolOptions $options all the pool settings (idle timeout, max lifetime, min idle,
@@ -49,7 +58,9 @@ final class PgPool
         int $maxSize = 10,
         float $waitTimeout = 5.0,
         ?PoolOptions $options = null,
+        string $name = 'postgres',
     ) {
+        $this->instruments = PoolDirectory::instruments('postgresql', $name);
         $this->pool = new ConnectionPool(
             $loop,
             new PgPoolConnector($loop, $config),
@@ -61,6 +72,7 @@ final class PgPool
                 default => new PgPoolClosedException($e->getMessage(), 0, $e),
             },
         );
+        $this->instruments->attach($this->pool);
     }
 
     /**
@@ -80,8 +92,10 @@ final class PgPool
     {
         $connection = $this->pool->tryAcquire();
         if ($connection !== null) {
+            $start = hrtime(true);
             $future = $connection->queryAsync($sql, $params, $cancellation);
-            $future->onSettle(function () use ($connection): void {
+            $future->onSettle(function () use ($connection, $start): void {
+                $this->instruments->durations->observe((hrtime(true) - $start) / 1e9);
                 $this->pool->release($connection);
             });
 
@@ -100,12 +114,14 @@ final class PgPool
             $scheduler = $this->loop->scheduler();
             $previous = $scheduler->trace;
             $scheduler->trace = $trace;
+            $start = hrtime(true);
             try {
                 $query = $connection->queryAsync($sql, $params, $cancellation);
             } finally {
                 $scheduler->trace = $previous;
             }
-            $query->onSettle(function (?\Throwable $error, mixed $result) use ($connection, $deferred): void {
+            $query->onSettle(function (?\Throwable $error, mixed $result) use ($connection, $deferred, $start): void {
+                $this->instruments->durations->observe((hrtime(true) - $start) / 1e9);
                 $this->pool->release($connection);
                 if ($result instanceof PgResult) {
                     $deferred->resolve($result);
@@ -203,6 +219,14 @@ final class PgPool
     public function waitingCount(): int
     {
         return $this->pool->waitingCount();
+    }
+
+    /**
+     * This pool's name in the metrics (db.client.connection.pool.name).
+     */
+    public function name(): string
+    {
+        return $this->instruments->name;
     }
 
     /**

@@ -9,6 +9,8 @@ use Nexus\Pool\ConnectionPool;
 use Nexus\Pool\Exception\PoolException;
 use Nexus\Pool\Exception\PoolTimeoutException;
 use Nexus\Pool\Exception\PoolWaitQueueFullException;
+use Nexus\Pool\PoolDirectory;
+use Nexus\Pool\PoolInstruments;
 use Nexus\Pool\PoolOptions;
 use Nexus\Pool\TaskCancellation;
 use Nexus\Redis\Exception\InvalidRedisConfigException;
@@ -30,11 +32,17 @@ use Nexus\Runtime\Loop;
  * most maxWaiters of them (RedisPoolWaitQueueFullException). A connection that broke, or that comes
  * back with commands still unanswered (a caller gave up on them: a reply cannot be skipped), is
  * closed and its slot freed; a new one is opened for the next caller that needs it.
+ *
+ * Metrics: the pool registers in PoolDirectory under $name (a label, default 'redis'); command(),
+ * execute() and pipeline() add their duration (the wait for a connection not included) to
+ * PoolInstruments::$durations: two hrtime() calls and one histogram increment. What runs in
+ * withClient() is not timed there.
  */
 final class RedisPool
 {
     /** @var ConnectionPool<RedisClient> */
     private readonly ConnectionPool $pool;
+    private readonly PoolInstruments $instruments;
 
     /**
      * @param ?PoolOptions $options all the pool settings (idle timeout, max lifetime, min idle,
@@ -47,7 +55,9 @@ final class RedisPool
         int $maxSize = 10,
         float $waitTimeout = 5.0,
         ?PoolOptions $options = null,
+        string $name = 'redis',
     ) {
+        $this->instruments = PoolDirectory::instruments('redis', $name);
         if ($options === null) {
             if ($maxSize < 1) {
                 throw new InvalidRedisConfigException("A Redis pool needs a maxSize of at least 1, got {$maxSize}.");
@@ -74,6 +84,7 @@ final class RedisPool
                 default => new RedisPoolClosedException($e->getMessage(), 0, $e),
             },
         );
+        $this->instruments->attach($this->pool);
     }
 
     /**
@@ -88,11 +99,13 @@ final class RedisPool
     public function command(string $name, string|int|float ...$args): mixed
     {
         $client = $this->borrow(\Fiber::getCurrent() === null ? null : TaskCancellation::of($this->loop, null));
+        $start = hrtime(true);
         try {
             // If the wait ends early (the task's cancellation), the command stays unanswered and
             // release() closes the connection: the pool opens a new one.
             return $client->commandAsync($name, ...$args)->await();
         } finally {
+            $this->instruments->durations->observe((hrtime(true) - $start) / 1e9);
             $this->pool->release($client);
         }
     }
@@ -109,9 +122,11 @@ final class RedisPool
     {
         $cancellation = TaskCancellation::of($this->loop, $cancellation);
         $client = $this->borrow($cancellation);
+        $start = hrtime(true);
         try {
             return $client->executeAsync($command, $cancellation)->await();
         } finally {
+            $this->instruments->durations->observe((hrtime(true) - $start) / 1e9);
             $this->pool->release($client);
         }
     }
@@ -127,9 +142,11 @@ final class RedisPool
     {
         $cancellation = TaskCancellation::of($this->loop, $cancellation);
         $client = $this->borrow($cancellation);
+        $start = hrtime(true);
         try {
             return $client->pipelineAsync($commands, $cancellation)->await();
         } finally {
+            $this->instruments->durations->observe((hrtime(true) - $start) / 1e9);
             $this->pool->release($client);
         }
     }
@@ -208,6 +225,14 @@ final class RedisPool
     public function waitingCount(): int
     {
         return $this->pool->waitingCount();
+    }
+
+    /**
+     * This pool's name in the metrics (db.client.connection.pool.name).
+     */
+    public function name(): string
+    {
+        return $this->instruments->name;
     }
 
     /**

@@ -8,6 +8,7 @@ use Nexus\Persistence\Exception\PersistenceException;
 use Nexus\Persistence\Exception\StoreOverloadedException;
 use Nexus\Persistence\Exception\StoreUnavailableException;
 use Nexus\Persistence\PersistenceSettings;
+use Nexus\Persistence\PersistenceStats;
 use Nexus\Persistence\Store\AtomicWrite;
 use Nexus\Persistence\Store\SnapshotRecord;
 use Nexus\Persistence\Store\StateRecord;
@@ -64,13 +65,18 @@ final class GroupCommit
     private int $postponed = 0;
     /** @var list<\Closure(): void> */
     private array $idleWaiters = [];
+    private readonly PersistenceStats $stats;
+    /** hrtime() when the transaction being sent was started. */
+    private int $started = 0;
 
     public function __construct(
         private readonly Loop $loop,
         private readonly Store $store,
         private readonly PersistenceSettings $settings,
         private readonly LoggerInterface $logger,
-    ) {}
+    ) {
+        $this->stats = PersistenceStats::process();
+    }
 
     /**
      * Queues events for the next transaction; null, or why they were refused at once.
@@ -209,6 +215,7 @@ final class GroupCommit
             return;
         }
         $this->postponed = 0;
+        $this->started = hrtime(true); // before the store's call: a blocking store answers inside it
         if ($this->events !== []) {
             $this->flushEvents();
         } elseif ($this->states !== []) {
@@ -239,6 +246,11 @@ final class GroupCommit
             $results = \is_array($results) ? $results : [];
             foreach ($taken as $i => [$write, $listener]) {
                 $result = $failure ?? $results[$i] ?? null;
+                if ($result instanceof PersistenceException) {
+                    ++$this->stats->failedWrites;
+                } else {
+                    $this->stats->events += \count($write->events);
+                }
                 try {
                     $listener->writeDone($result instanceof PersistenceException ? $result : null);
                 } catch (\Throwable $e) {
@@ -270,6 +282,11 @@ final class GroupCommit
             $results = \is_array($results) ? $results : [];
             foreach ($taken as $i => [$state, $listener]) {
                 $result = $failure ?? $results[$i] ?? null;
+                if ($result instanceof PersistenceException) {
+                    ++$this->stats->failedWrites;
+                } else {
+                    ++$this->stats->states;
+                }
                 $this->tell($listener, $result instanceof PersistenceException ? $result : null);
                 $id = $state->persistenceId;
                 if (--$this->busy[$id] === 0) {
@@ -319,8 +336,10 @@ final class GroupCommit
         ++$this->inFlight;
         ++$this->transactions;
         $this->synchronous ??= $transaction->isSettled();
-        $transaction->onSettle(function (?\Throwable $error, mixed $result) use ($complete): void {
+        $start = $this->started;
+        $transaction->onSettle(function (?\Throwable $error, mixed $result) use ($complete, $start): void {
             --$this->inFlight;
+            $this->stats->writeDurations->observe((hrtime(true) - $start) / 1e9);
             try {
                 $complete($error, $result);
             } finally {

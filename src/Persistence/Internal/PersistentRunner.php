@@ -24,6 +24,7 @@ use Nexus\Persistence\Exception\RecoveryFailedException;
 use Nexus\Persistence\Exception\StashFullException;
 use Nexus\Persistence\Exception\StoreUnavailableException;
 use Nexus\Persistence\Persistence;
+use Nexus\Persistence\PersistenceStats;
 use Nexus\Persistence\Signal\RecoveryCompleted;
 use Nexus\Persistence\Signal\RecoveryFailed;
 use Nexus\Runtime\Future;
@@ -150,6 +151,7 @@ abstract class PersistentRunner implements WriteListener
         if ($this->mode === self::DEAD) {
             return;
         }
+        ++PersistenceStats::process()->recoveries;
         $this->enter(self::RUNNING);
         $this->signal(new RecoveryCompleted($this->state, $sequenceNr));
         $this->ctx->unstashAll();
@@ -160,6 +162,7 @@ abstract class PersistentRunner implements WriteListener
         if ($this->mode === self::DEAD) {
             return;
         }
+        ++PersistenceStats::process()->failedRecoveries;
         $this->ctx->log()->error('Recovery of {id} failed: {error}', ['id' => $this->persistenceId, 'error' => $error->getMessage(), 'exception' => $error]);
         $this->signal(new RecoveryFailed($error));
         $reason = new RecoveryFailedException("{$this->persistenceId} could not recover its state: {$error->getMessage()}", 0, $error);

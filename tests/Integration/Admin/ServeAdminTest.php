@@ -184,6 +184,92 @@ final class ServeAdminTest extends TestCase
         }
     }
 
+    public function testDurableCountersInOneProcessWithTheDefaultSqliteStoreShowTheirPersistedEvents(): void
+    {
+        $dir = sys_get_temp_dir() . '/nexus-obs-' . bin2hex(random_bytes(4));
+        try {
+            $this->served = ServedNexus::start(['--workers=1', '--no-jit', "--data-dir={$dir}"]);
+            $served = $this->served;
+            for ($i = 1; $i <= 5; ++$i) {
+                self::assertSame(200, self::http('POST', "{$served->url}/counter/solo/increment")[0]);
+            }
+            $body = $this->waitForMetrics((string) $served->admin, [
+                'nexus_persistence_events_total 5',
+                'nexus_persistence_recoveries_total{outcome="completed"} 1',
+                'nexus_persistence_write_failures_total 0',
+            ]);
+            self::assertMatchesRegularExpression('/^nexus_persistence_write_duration_seconds_bucket\{le="\+Inf"\} [1-5]$/m', $body);
+        } finally {
+            $this->served?->stop();
+            $this->served = null;
+            exec('rm -rf ' . escapeshellarg($dir));
+        }
+    }
+
+    public function testDurableCountersOverTwoWorkersShowTheirPersistedEventsAndTheStoresPool(): void
+    {
+        $postgres = PostgresServer::start();
+        try {
+            $this->served = ServedNexus::start(['--workers=2', '--no-jit', '--store=' . PostgresUrl::redact($postgres->config())]);
+            $served = $this->served;
+            $increments = ['a' => 4, 'b' => 3, 'c' => 2];
+            foreach ($increments as $name => $times) {
+                for ($i = 1; $i <= $times; ++$i) {
+                    [$status, $body] = self::http('POST', "{$served->url}/counter/{$name}/increment");
+                    self::assertSame(200, $status, $body);
+                    self::assertSame(['name' => $name, 'value' => $i], json_decode($body, true));
+                }
+            }
+            $body = $this->waitForMetrics((string) $served->admin, [
+                'nexus_persistence_events_total ' . array_sum($increments),
+                'nexus_persistence_write_failures_total 0',
+                // Each counter read its (empty) journal once, on the worker that hosts it.
+                'nexus_persistence_recoveries_total{outcome="completed"} ' . \count($increments),
+                'nexus_persistence_recoveries_total{outcome="failed"} 0',
+            ]);
+            preg_match('/^nexus_persistence_write_duration_seconds_count (\d+)$/m', $body, $transactions);
+            self::assertGreaterThanOrEqual(1, (int) ($transactions[1] ?? 0), $body);
+            self::assertLessThanOrEqual(array_sum($increments), (int) ($transactions[1] ?? 0), 'group commit: at most one transaction per increment');
+            // The store's pool, per worker: the journal reads of the recoveries ran through it.
+            self::assertMatchesRegularExpression('/^db_client_connection_max\{worker="[01]",db_system="postgresql",db_client_connection_pool_name="nexus-store"\} \d+$/m', $body);
+            preg_match_all('/^db_client_operation_duration_seconds_count\{db_system="postgresql",db_client_connection_pool_name="nexus-store"\} (\d+)$/m', $body, $reads);
+            self::assertCount(1, $reads[1], $body);
+            self::assertGreaterThanOrEqual(1, (int) $reads[1][0]);
+            self::assertStringNotContainsString('secret', $body);
+            // The dashboard's pools panel: the store's pool of each worker.
+            [, $feed] = self::http('GET', "{$served->admin}/feed.json");
+            $frame = json_decode($feed, true);
+            self::assertIsArray($frame, $feed);
+            self::assertIsArray($frame['pools'] ?? null, $feed);
+            $workers = [];
+            foreach ($frame['pools'] as $pool) {
+                self::assertIsArray($pool);
+                if (($pool['name'] ?? null) === 'nexus-store') {
+                    self::assertSame('postgresql', $pool['kind'] ?? null);
+                    self::assertIsInt($pool['max'] ?? null);
+                    $workers[] = $pool['worker'] ?? null;
+                }
+            }
+            sort($workers);
+            self::assertSame(['0', '1'], $workers, $feed);
+
+            $promtool = DebianTool::find('promtool', 'prometheus', $why);
+            if ($promtool === null) {
+                self::markTestSkipped("The counts are right; promtool is needed to validate the exposition: {$why}");
+            }
+            $process = proc_open([$promtool, 'check', 'metrics'], [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+            self::assertIsResource($process);
+            fwrite($pipes[0], $body);
+            fclose($pipes[0]);
+            $output = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
+            self::assertSame(0, proc_close($process), "promtool check metrics: {$output}");
+        } finally {
+            $this->served?->stop();
+            $this->served = null;
+            $postgres->stop();
+        }
+    }
+
     public function testATakenAdminPortIsAClearError(): void
     {
         $taken = stream_socket_server('tcp://127.0.0.1:0');

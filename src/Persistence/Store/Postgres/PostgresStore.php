@@ -73,7 +73,7 @@ final class PostgresStore implements Store
         PostgresOptions $options = new PostgresOptions(),
     ) {
         $this->config = $config->queryTimeout === null ? $config->withQueryTimeout($options->queryTimeout) : $config;
-        $this->pool = new PgPool($loop, $this->config, $options->readConnections, $options->queryTimeout);
+        $this->pool = new PgPool($loop, $this->config, $options->readConnections, $options->queryTimeout, name: 'nexus-store');
         $this->readConnections = $options->readConnections;
         $this->writeQueue = new \SplQueue();
         $this->readQueue = new \SplQueue();
