@@ -176,6 +176,13 @@ final class ServeCommand implements Command, HasUsage
 
                 return $ok ? CheckResult::ok($detail) : CheckResult::fail($detail);
             });
+            if ($cluster !== null) {
+                $checks->add('cluster', static function () use ($cluster): CheckResult {
+                    [$ok, $detail] = $cluster->readiness();
+
+                    return $ok ? CheckResult::ok($detail) : CheckResult::fail($detail);
+                });
+            }
             $admin = new AdminServer($pool->loop(), $view->metrics(...), $view, $checks, 'nexus', new StderrLogger());
             try {
                 $admin->listen($options->admin);

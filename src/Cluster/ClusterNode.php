@@ -140,6 +140,29 @@ final class ClusterNode
     }
 
     /**
+     * Whether this node serves as a member now, for /readyz: joined, in the current view, not
+     * fenced (it could not renew its lease) and not leaving; with what the check shows.
+     *
+     * @return array{bool, string}
+     */
+    public function readiness(): array
+    {
+        if ($this->fenced !== null) {
+            return [false, "fenced: {$this->fenced}"];
+        }
+        if ($this->leaving) {
+            return [false, 'leaving the cluster'];
+        }
+        $self = $this->self;
+        $view = $this->view;
+        if ($self === null || $view === null || $view->member($self->incarnation) === null) {
+            return [false, 'not a member of the current view yet'];
+        }
+
+        return [true, \sprintf('node %s (incarnation %d), one of %d members, view revision %d', $this->options->node, $self->incarnation, \count($view->members), $view->revision)];
+    }
+
+    /**
      * Checks the store and joins the cluster; awaits (call it before the workers are forked).
      *
      * @throws StoreMismatchException

@@ -89,6 +89,15 @@ final class ClusterNodesTest extends TestCase
         foreach ($status['members'] as $member) {
             self::assertCount(2, $member['workers']);
         }
+        foreach ($nodes as $node) {
+            // Each node's admin listener reports its membership among its readiness checks.
+            $readiness = (string) @file_get_contents("{$node->admin}/readyz", false, stream_context_create(['http' => ['timeout' => 10.0, 'ignore_errors' => true]]));
+            /** @var array{checks?: array{cluster?: array{ok: bool, detail?: string}}} $document */
+            $document = json_decode($readiness, true);
+            $cluster = $document['checks']['cluster'] ?? ['ok' => false];
+            self::assertTrue($cluster['ok'], "node {$node->name}: {$readiness}");
+            self::assertStringContainsString('one of 3 members', $cluster['detail'] ?? '', $readiness);
+        }
     }
 
     public function testAKilledNodesCountersAnswerElsewhereWithinTheLeaseAndNothingAcknowledgedIsLostOrDoubled(): void

@@ -16,6 +16,8 @@ final class NodeProcess
     /** @var resource|null */
     private mixed $process = null;
     public readonly string $url;
+    /** The admin listener (http://127.0.0.1:PORT), where the node announced one. */
+    public readonly ?string $admin;
     public readonly int $pid;
 
     /**
@@ -47,9 +49,18 @@ final class NodeProcess
         while (microtime(true) < $deadline && proc_get_status($process)['running']) {
             $output .= (string) fread($pipes[1], 8192);
             if (preg_match('#on (http://127\.0\.0\.1:\d+)#', $output, $match) === 1) {
-                $this->url = $match[1];
+                if (\in_array('--admin=off', $options, true)) {
+                    $this->url = $match[1];
+                    $this->admin = null;
 
-                return;
+                    return;
+                }
+                if (preg_match('#^Admin listener on (http://\S+):#m', $output, $adminMatch) === 1) {
+                    $this->url = $match[1];
+                    $this->admin = $adminMatch[1];
+
+                    return;
+                }
             }
             $read = [$pipes[1]];
             $write = $except = null;
