@@ -31,6 +31,19 @@ final readonly class LinkTls
                 throw new LinkTlsException("The TLS {$what} file for the links between nodes, {$file}, holds no PEM block (-----BEGIN ...); give a PEM file (see docs/cluster.md for openssl commands).");
             }
         }
+        if (\function_exists('openssl_x509_check_private_key')) {
+            $cert = @openssl_x509_read((string) file_get_contents($certFile));
+            $key = @openssl_pkey_get_private((string) file_get_contents($keyFile));
+            if ($cert === false) {
+                throw new LinkTlsException("The TLS certificate file for the links between nodes, {$certFile}, holds no certificate OpenSSL can read.");
+            }
+            if ($key === false) {
+                throw new LinkTlsException("The TLS key file for the links between nodes, {$keyFile}, holds no private key OpenSSL can read (an encrypted key is not supported: decrypt it with openssl pkey).");
+            }
+            if (!openssl_x509_check_private_key($cert, $key)) {
+                throw new LinkTlsException("The TLS key {$keyFile} does not belong to the certificate {$certFile}; give the key the certificate was made for.");
+            }
+        }
         if ($peerName !== null && preg_match('/^[A-Za-z0-9_.:*-]{1,253}$/', $peerName) !== 1) {
             throw new LinkTlsException("The peer name that node certificates carry must be a DNS name or an IP address, got '{$peerName}'.");
         }
