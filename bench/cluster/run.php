@@ -81,7 +81,7 @@ try {
         putenv('NEXUS_BENCH_CLUSTER_TLS');
         foreach (['plain', 'tls'] as $case) {
             $runs = $results["messaging_{$case}"];
-            printf("%-5s cross-node tell msgs/s: %s; ask p50 µs: %s\n", $case, implode(', ', array_map(static fn(array $r): string => number_format((float) ($r['node_msgs_per_s'] ?? 0)), $runs)), implode(', ', array_map(static fn(array $r): string => number_format((float) ($r['node_ask_p50_us'] ?? 0), 1), $runs)));
+            printf("%-5s cross-node tell msgs/s: %s; ask p50 µs: %s\n", $case, implode(', ', array_map(static fn(array $r): string => number_format(is_numeric($r['node_msgs_per_s'] ?? null) ? (float) $r['node_msgs_per_s'] : 0.0), $runs)), implode(', ', array_map(static fn(array $r): string => number_format(is_numeric($r['node_ask_p50_us'] ?? null) ? (float) $r['node_ask_p50_us'] : 0.0, 1), $runs)));
         }
         @mkdir(dirname($json), 0o755, true);
         file_put_contents($json, json_encode($results, JSON_PRETTY_PRINT | JSON_THROW_ON_ERROR) . "\n");
