@@ -40,7 +40,7 @@ help:
 	@echo "  bench      actor benchmarks (JIT and no JIT) into docs/performance.md"
 	@echo "  bench-http wrk against nexus serve, Workerman (../shared/peers, if there), a bare loop and nginx+php-fpm (installs wrk/nginx/php-fpm)"
 	@echo "  bench-workers  the worker pool: cross-worker messaging, world benchmark, HTTP 2 vs 1 workers (QUICK=1)"
-	@echo "  bench-cluster  nodes over TCP loopback with a real etcd: cross-node tell/ask, world on 2 nodes vs 1 (QUICK=1)"
+	@echo "  bench-cluster  nodes over TCP loopback with a real etcd: cross-node tell/ask, world on 2 nodes vs 1 (QUICK=1; TLS=1: tell/ask over plain TCP vs TLS)"
 	@echo "  chaos      the fault campaign: 2 workers under load, workers killed, reloads, slow clients, PostgreSQL/Redis restarts (SHORT=1: 20 s)"
 	@echo "  bench-http-client  the HTTP client against curl_multi and Guzzle on nginx (installs nginx/php8.2-curl)"
 	@echo "  bench-persistence  durable actors on SQLite and PostgreSQL against plain SQL, and over HTTP (QUICK=1)"
@@ -210,7 +210,7 @@ bench-mesh: setup
 bench-cluster: setup
 	@mkdir -p bench/results
 	@echo "==> bench-cluster: nodes on TCP loopback, a real etcd: cross-node tell and ask, the world benchmark on 2 nodes vs 1 (progress on stderr)"
-	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/cluster/run.php $(if $(QUICK),--quick,) \
+	@$(PHP) -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/cluster/run.php $(if $(QUICK),--quick,) $(if $(TLS),--tls,) \
 	  || { echo "FAILED: bench-cluster" >&2; exit 1; }
 
 # ---- HTTP benchmarks (bench/http/, results in docs/performance.md) ---------------------------------

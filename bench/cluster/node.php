@@ -19,6 +19,7 @@ use Nexus\Log\StderrLogger;
 use Nexus\Persistence\StoreLocation;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\PoolOptions;
+use Nexus\Worker\Transport\LinkTls;
 use Nexus\Worker\WorkerPool;
 use Psr\Log\LogLevel;
 
@@ -36,9 +37,13 @@ if (!in_array($mode, ['messaging', 'world', 'moves'], true)) {
 $runtime = sys_get_temp_dir() . '/nxc-' . getmypid();
 @mkdir($runtime, 0o700, true);
 $logger = new StderrLogger(LogLevel::WARNING);
+// NEXUS_BENCH_CLUSTER_TLS=DIR (run.php --tls): TLS on the links between nodes, DIR/node.pem,
+// DIR/node.key and DIR/ca.pem.
+$tlsDir = getenv('NEXUS_BENCH_CLUSTER_TLS');
+$tls = \is_string($tlsDir) && $tlsDir !== '' ? new LinkTls("{$tlsDir}/node.pem", "{$tlsDir}/node.key", "{$tlsDir}/ca.pem") : null;
 $cluster = $etcd === '-' ? null : new ClusterNode(
     new Loop(),
-    new ClusterOptions($etcd, $node, '127.0.0.1', 0, str_repeat('bench-cluster-secret', 2), $prefix, 5),
+    new ClusterOptions($etcd, $node, '127.0.0.1', 0, str_repeat('bench-cluster-secret', 2), $prefix, 5, tls: $tls),
     StoreLocation::fromOptions($dataDir, null),
     $logger,
 );

@@ -25,9 +25,11 @@ use Nexus\Runtime\Driver\DriverFactory;
 use Nexus\Runtime\Loop;
 use Nexus\Telemetry\TelemetryConfig;
 use Nexus\Telemetry\TelemetryConfigurationException;
+use Nexus\Worker\Exception\LinkTlsException;
 use Nexus\Worker\Exception\PoolStartException;
 use Nexus\Worker\HttpWorker;
 use Nexus\Worker\PoolOptions;
+use Nexus\Worker\Transport\LinkTls;
 use Nexus\Worker\WorkerContext;
 use Nexus\Worker\WorkerPool;
 use Nexus\Worker\Workers;
@@ -250,8 +252,12 @@ final class ServeCommand implements Command, HasUsage
             }
             [$host, $port] = self::hostAndPort($options->advertise ?? '127.0.0.1:0');
             [$listenHost, $listenPort] = $options->listenNodes === null ? [null, null] : self::hostAndPort($options->listenNodes);
-            $clusterOptions = new ClusterOptions($etcd, $options->node, $host, $port, $secret, $prefix, $options->leaseTtl, listenHost: $listenHost, listenPort: $listenPort);
-        } catch (ClusterConfigurationException $e) {
+            $tls = null;
+            if ($options->clusterTlsCert !== null && $options->clusterTlsKey !== null && $options->clusterTlsCa !== null) {
+                $tls = new LinkTls($options->clusterTlsCert, $options->clusterTlsKey, $options->clusterTlsCa, $options->clusterTlsPeerName);
+            }
+            $clusterOptions = new ClusterOptions($etcd, $options->node, $host, $port, $secret, $prefix, $options->leaseTtl, listenHost: $listenHost, listenPort: $listenPort, tls: $tls);
+        } catch (ClusterConfigurationException|LinkTlsException $e) {
             throw new UsageException($e->getMessage(), 0, $e);
         }
         if ($secret === null) {
@@ -278,7 +284,9 @@ final class ServeCommand implements Command, HasUsage
                                [--max-requests=N] [--max-memory=MB] [--handler-timeout=S]
                                [--allowed-hosts=HOST,HOST] [--data-dir=DIR] [--store=URL]
                                [--cluster=etcd://HOST:PORT --node=NAME [--advertise=IP:PORT]
-                                [--listen-nodes=IP:PORT] [--cluster-secret-file=FILE] [--lease-ttl=S]]
+                                [--listen-nodes=IP:PORT] [--cluster-secret-file=FILE] [--lease-ttl=S]
+                                [--cluster-tls-cert=FILE --cluster-tls-key=FILE --cluster-tls-ca=FILE
+                                 [--cluster-tls-peer-name=NAME]]]
                                [--admin=HOST:PORT|off]
 
               APP_FILE        a PHP file returning
@@ -321,6 +329,14 @@ final class ServeCommand implements Command, HasUsage
                               (default: one kept in etcd)
               --lease-ttl     seconds a node stays a member without renewing its lease (default 10): a
                               killed node's entities serve again elsewhere within about this plus 2 s
+              --cluster-tls-cert, --cluster-tls-key, --cluster-tls-ca
+                              TLS on the links between nodes (all three or none; PEM files): this node's
+                              certificate and key, and the CA that signed every node's certificate. A
+                              node checks the certificate of each node it links to; every node of the
+                              cluster needs TLS, or none (a TLS node refuses a plaintext one)
+              --cluster-tls-peer-name
+                              the name (DNS or IP in subjectAltName) every node's certificate carries
+                              (default: the IP address of the node linked to)
 
             SIGINT or SIGTERM stops the server gracefully (a node of a cluster first hands its entities
             off, then leaves); SIGHUP reloads the workers one at a time without failing a request.

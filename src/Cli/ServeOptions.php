@@ -34,6 +34,11 @@ final class ServeOptions
         public readonly ?string $listenNodes = null,
         /** Where the admin listener listens; null: off. */
         public readonly ?AdminAddress $admin = null,
+        /** TLS on the links between nodes: certificate, key and CA files (all or none), and the name node certificates carry. */
+        public readonly ?string $clusterTlsCert = null,
+        public readonly ?string $clusterTlsKey = null,
+        public readonly ?string $clusterTlsCa = null,
+        public readonly ?string $clusterTlsPeerName = null,
     ) {}
 
     /**
@@ -56,6 +61,7 @@ final class ServeOptions
         $cluster = $node = $advertise = $secretFile = $listenNodes = null;
         $leaseTtl = 10;
         $admin = null;
+        $tlsCert = $tlsKey = $tlsCa = $tlsPeerName = null;
         foreach ($args as $arg) {
             if ($arg === '--help' || $arg === '-h') {
                 $help = true;
@@ -122,6 +128,17 @@ final class ServeOptions
                 }
             } elseif (str_starts_with($arg, '--cluster-secret-file=')) {
                 $secretFile = substr($arg, 22);
+            } elseif (str_starts_with($arg, '--cluster-tls-cert=')) {
+                $tlsCert = self::file($arg);
+            } elseif (str_starts_with($arg, '--cluster-tls-key=')) {
+                $tlsKey = self::file($arg);
+            } elseif (str_starts_with($arg, '--cluster-tls-ca=')) {
+                $tlsCa = self::file($arg);
+            } elseif (str_starts_with($arg, '--cluster-tls-peer-name=')) {
+                $tlsPeerName = substr($arg, 24);
+                if (preg_match('/^[A-Za-z0-9_.:*-]{1,253}$/', $tlsPeerName) !== 1) {
+                    throw new UsageException("--cluster-tls-peer-name takes the DNS name or IP address every node's certificate carries, such as nexus-node, got '{$tlsPeerName}'.");
+                }
             } elseif (str_starts_with($arg, '--lease-ttl=')) {
                 $leaseTtl = self::number($arg, 2, 300);
             } elseif (str_starts_with($arg, '--admin=')) {
@@ -143,6 +160,16 @@ final class ServeOptions
         if ($cluster === null && ($node !== null || $advertise !== null || $secretFile !== null || $listenNodes !== null)) {
             throw new UsageException('--node, --advertise, --listen-nodes and --cluster-secret-file go with --cluster=etcd://HOST:PORT.');
         }
+        $tlsGiven = array_filter(['--cluster-tls-cert' => $tlsCert, '--cluster-tls-key' => $tlsKey, '--cluster-tls-ca' => $tlsCa], static fn(?string $file): bool => $file !== null);
+        if ($cluster === null && ($tlsGiven !== [] || $tlsPeerName !== null)) {
+            throw new UsageException('--cluster-tls-cert, --cluster-tls-key, --cluster-tls-ca and --cluster-tls-peer-name go with --cluster=etcd://HOST:PORT.');
+        }
+        if ($tlsGiven !== [] && \count($tlsGiven) !== 3) {
+            throw new UsageException('TLS between nodes takes all three of --cluster-tls-cert=FILE, --cluster-tls-key=FILE and --cluster-tls-ca=FILE, got only ' . implode(' and ', array_keys($tlsGiven)) . '.');
+        }
+        if ($tlsPeerName !== null && $tlsGiven === []) {
+            throw new UsageException('--cluster-tls-peer-name goes with --cluster-tls-cert, --cluster-tls-key and --cluster-tls-ca.');
+        }
         if ($cluster !== null && $node === null) {
             throw new UsageException('A node of a cluster needs a name: --node=NAME (unique in the cluster).');
         }
@@ -152,7 +179,17 @@ final class ServeOptions
             throw new UsageException("The admin listener never shares the application's port {$port}: choose another with --admin=HOST:PORT, or --admin=off.");
         }
 
-        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store, $cluster, $node, $advertise, $secretFile, $leaseTtl, $listenNodes, $adminAddress);
+        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store, $cluster, $node, $advertise, $secretFile, $leaseTtl, $listenNodes, $adminAddress, $tlsCert, $tlsKey, $tlsCa, $tlsPeerName);
+    }
+
+    private static function file(string $arg): string
+    {
+        [$name, $value] = explode('=', $arg, 2);
+        if ($value === '') {
+            throw new UsageException("{$name} needs a file, such as {$name}=/etc/nexus/node.pem.");
+        }
+
+        return $value;
     }
 
     private static function number(string $arg, int $min, int $max): int

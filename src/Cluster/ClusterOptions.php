@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Cluster;
 
 use Nexus\Cluster\Exception\ClusterConfigurationException;
+use Nexus\Worker\Transport\LinkTls;
 
 /**
  * How a node joins a cluster (`nexus serve --cluster=...`):
@@ -20,6 +21,9 @@ use Nexus\Cluster\Exception\ClusterConfigurationException;
  * - $leaseTtl: seconds a node stays a member without renewing its lease: a killed node's entities
  *   serve again elsewhere within about this plus 2 s.
  * - $leaveTimeout: the longest a graceful leave (SIGTERM) waits for its entities to be handed off.
+ * - $tls: TLS on the links between nodes (certificate, key, CA; see LinkTls); null: plain TCP.
+ *   Every node of a cluster uses it or none does: a TLS node refuses a plaintext peer and the
+ *   other way round.
  */
 final readonly class ClusterOptions
 {
@@ -35,6 +39,7 @@ final readonly class ClusterOptions
         public float $leaveTimeout = 15.0,
         public ?string $listenHost = null,
         public ?int $listenPort = null,
+        public ?LinkTls $tls = null,
     ) {
         if (preg_match('#^http://[^/\s]+$#', $etcd) !== 1) {
             throw new ClusterConfigurationException("The cluster's etcd is http://HOST:PORT (from --cluster=etcd://HOST:PORT), got '{$etcd}'.");

@@ -7,6 +7,7 @@ namespace Nexus\Io;
 use Nexus\Io\Exception\ConnectionClosedException;
 use Nexus\Io\Exception\ConnectionLostException;
 use Nexus\Io\Exception\ReadPendingException;
+use Nexus\Io\Exception\TlsHandshakeException;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
@@ -34,6 +35,12 @@ use Nexus\Runtime\Loop;
  *
  * An owner may attach() one ConnectionHandler object instead of (or besides) the callbacks: it
  * costs an idle connection no closure and no callback list.
+ *
+ * startTls() turns a fresh connection into a TLS one (client or server) with a non-blocking
+ * handshake on the loop, bounded by a timeout. Over TLS a readiness event reads on until OpenSSL
+ * has nothing decrypted left (it is invisible to the loop), TLS_READ_MAX bytes at most per event;
+ * past that, and after resume(), the rest is read on the next loop turn. A plain connection never
+ * takes that path.
  */
 final class Connection
 {
@@ -41,6 +48,8 @@ final class Connection
     private const CHUNK_SIZE = 65_536;
     /** Most bytes handed to one fwrite() of pending data (a copy of at most this much per call). */
     private const WRITE_SLICE = 65_536;
+    /** Most bytes one readiness event reads over TLS before it lets the loop run. */
+    private const TLS_READ_MAX = 1024 * 1024;
 
     // The properties a read or a write touches come first, so that they share the fewest cache
     // lines: with a thousand connections, each request finds its connection's object cold.
@@ -66,6 +75,9 @@ final class Connection
     private bool $readEnded = false;
     private bool $writeShut = false;
     private ?\Throwable $closeReason = null;
+    /** Crypto is enabled (startTls()): reads drain OpenSSL's buffer. */
+    private bool $tls = false;
+    private ?TlsHandshake $handshake = null;
     private ?string $localAddress = null;
     private ?string $remoteAddress = null;
     /** @var list<\Closure(): void> */
@@ -180,6 +192,9 @@ final class Connection
     {
         $this->paused = false;
         $this->updateReadWatcher();
+        if ($this->tls) {
+            $this->loop->defer($this->readTlsLeftover(...)); // bytes OpenSSL decrypted before the pause
+        }
     }
 
     public function isPaused(): bool
@@ -387,6 +402,9 @@ final class Connection
 
             return;
         }
+        if ($this->tls) {
+            $data = $this->drainTls($data);
+        }
         $read = $this->pendingRead;
         if ($read !== null) {
             $this->pendingRead = null;
@@ -405,6 +423,74 @@ final class Connection
                 return;
             }
         }
+    }
+
+    /**
+     * Reads what OpenSSL already holds after $data, up to TLS_READ_MAX; past it the rest waits for
+     * the next loop turn.
+     */
+    private function drainTls(string $data): string
+    {
+        while (\strlen($data) < self::TLS_READ_MAX) {
+            $more = @fread($this->stream, self::CHUNK_SIZE);
+            if ($more === false || $more === '') {
+                return $data;
+            }
+            $data .= $more;
+        }
+        $this->loop->defer($this->readTlsLeftover(...));
+
+        return $data;
+    }
+
+    private function readTlsLeftover(): void
+    {
+        if ($this->readWatcher !== null && !$this->closed) {
+            $this->handleReadable();
+        }
+    }
+
+    /**
+     * Enables TLS on this fresh connection (nothing read or written on it yet) as the client or
+     * the server, with the stream context's "ssl" options $ssl (local_cert, local_pk, cafile,
+     * verify_peer, peer_name...). The handshake runs on the loop; the future fails with a
+     * TlsHandshakeException when it fails or takes more than $timeout seconds, and the connection
+     * is then closed.
+     *
+     * @param array<string, mixed> $ssl
+     *
+     * @return Future<Connection> this connection, once the handshake is done
+     */
+    public function startTls(array $ssl, bool $server, float $timeout): Future
+    {
+        if ($this->tls || $this->handshake !== null || $this->closed || $this->readWatcher !== null || $this->pendingRead !== null || $this->buffer !== '') {
+            throw new \LogicException('startTls() takes a fresh connection: nothing read, written or watched on it yet, and no TLS already.');
+        }
+        /** @var Deferred<Connection> $deferred */
+        $deferred = new Deferred($this->loop);
+        stream_context_set_option($this->stream, ['ssl' => $ssl]);
+        $this->handshake = new TlsHandshake($this->loop, $this->stream, $server, $timeout, function (?string $error) use ($deferred): void {
+            $this->handshake = null;
+            if ($this->closed) {
+                $deferred->reject(new TlsHandshakeException('The connection was closed during its TLS handshake.'));
+
+                return;
+            }
+            if ($error !== null) {
+                $exception = new TlsHandshakeException($error);
+                $this->closeWith($exception);
+                $deferred->reject($exception);
+
+                return;
+            }
+            $this->tls = true;
+            $deferred->resolve($this);
+        });
+        if ($deferred->isSettled()) {
+            $this->handshake = null; // it ended within the constructor
+        }
+
+        return $deferred->future();
     }
 
     private function handleEof(): void
@@ -528,6 +614,7 @@ final class Connection
         $this->closed = true;
         $this->closeReason = $reason;
         // Watchers go before the stream: stream_select throws on a closed resource.
+        $this->handshake?->cancel();
         if ($this->readWatcher !== null) {
             $this->loop->cancel($this->readWatcher);
             $this->readWatcher = null;

@@ -15,6 +15,7 @@ use Nexus\Worker\Codec\MessageClasses;
 use Nexus\Worker\Internal\ControlChannel;
 use Nexus\Worker\Internal\Mesh;
 use Nexus\Worker\Internal\Placements;
+use Nexus\Worker\Transport\LinkTls;
 use Psr\Log\LoggerInterface;
 
 /**
@@ -44,6 +45,7 @@ final class WorkerContext
      * @param resource|null $control    this worker's end of its channel to the master (null: none)
      * @param int           $node       this node's number in a cluster (0: none; see Slots)
      * @param resource|null $nodeSocket where this worker accepts links from other nodes (TCP)
+     * @param LinkTls|null  $nodeTls    TLS on the links with other nodes (null: plain TCP)
      *
      * @internal made by WorkerPool
      */
@@ -59,6 +61,7 @@ final class WorkerContext
         private readonly mixed $control,
         public readonly int $node = 0,
         private readonly mixed $nodeSocket = null,
+        private readonly ?LinkTls $nodeTls = null,
     ) {}
 
     /**
@@ -101,6 +104,7 @@ final class WorkerContext
             $this->options->undeliveredTimeout,
             $this->generation,
             $this->node,
+            $this->nodeTls,
         );
         $mesh->start();
         $channel = $this->channel($system->loop);

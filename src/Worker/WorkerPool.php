@@ -438,6 +438,7 @@ final class WorkerPool
             $control,
             $this->node,
             $nodeSocket,
+            $this->cluster?->options->tls,
         );
         $code = 1;
         try {

@@ -34,6 +34,7 @@ use Nexus\Worker\Slots;
 use Nexus\Worker\Transport\Handshake;
 use Nexus\Worker\Transport\InboundLink;
 use Nexus\Worker\Transport\LinkHost;
+use Nexus\Worker\Transport\LinkTls;
 use Nexus\Worker\Transport\PeerLink;
 use Nexus\Worker\Transport\TcpTransport;
 use Nexus\Worker\Transport\Transport;
@@ -86,7 +87,7 @@ final class Mesh implements LinkHost
     private array $remoteRefs = [];
     private readonly LocalRecipients $recipients;
     private readonly Transport $unix;
-    private readonly Transport $tcp;
+    private readonly TcpTransport $tcp;
     private ?Listener $listener = null;
     /** @var list<Listener> listeners for links from other nodes (TCP) */
     private array $remoteListeners = [];
@@ -129,13 +130,14 @@ final class Mesh implements LinkHost
         public readonly float $undeliveredTimeout,
         public readonly int $generation = 1,
         public readonly int $node = 0,
+        ?LinkTls $nodeTls = null,
     ) {
         $this->id = Slots::id($node, $worker);
         $this->replies = new ReplyAddresses($system->loop, $system->deadLetters, $this->id, $generation);
         $this->watches = new RemoteWatches();
         $this->recipients = new LocalRecipients($system);
         $this->unix = new UnixTransport();
-        $this->tcp = new TcpTransport();
+        $this->tcp = new TcpTransport($nodeTls, $system->logger);
         $this->handOff = new HandOff($this);
         $this->handshake = new Handshake($secret);
         $this->undelivered = new Undelivered($this, $this->replies);
@@ -180,7 +182,7 @@ final class Mesh implements LinkHost
     public function listenForNodes(Listener $listener): void
     {
         $this->remoteListeners[] = $listener;
-        $listener->onConnection($this->accept(...));
+        $this->tcp->accept($listener, $this->accept(...));
         if (\count($this->remoteListeners) === 1) {
             $loop = $this->system->loop;
             $loop->unreference($loop->repeat(self::ACK_CHECK_EVERY, $this->checkNodeLinks(...)));

@@ -101,6 +101,12 @@ final class ServeCommandTest extends TestCase
             [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a b'], '--node takes a name'],
             [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a', '--advertise=host:1'], '--advertise takes IP:PORT'],
             [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a', '--lease-ttl=1'], '--lease-ttl must be a whole number from 2 to 300'],
+            [['serve', '--cluster-tls-cert=a.pem', '--cluster-tls-key=a.key', '--cluster-tls-ca=ca.pem'], '--cluster-tls-cert, --cluster-tls-key, --cluster-tls-ca and --cluster-tls-peer-name go with --cluster'],
+            [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a', '--cluster-tls-cert=a.pem', '--cluster-tls-ca=ca.pem'], 'takes all three of --cluster-tls-cert=FILE, --cluster-tls-key=FILE and --cluster-tls-ca=FILE, got only --cluster-tls-cert and --cluster-tls-ca'],
+            [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a', '--cluster-tls-key='], '--cluster-tls-key needs a file'],
+            [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a', '--cluster-tls-peer-name=nexus-node'], '--cluster-tls-peer-name goes with --cluster-tls-cert'],
+            [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a', '--cluster-tls-cert=a.pem', '--cluster-tls-key=a.key', '--cluster-tls-ca=ca.pem', '--cluster-tls-peer-name=a b'], '--cluster-tls-peer-name takes the DNS name or IP address'],
+            [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a', '--no-jit', '--cluster-tls-cert=/nonexistent/node.pem', '--cluster-tls-key=/nonexistent/node.key', '--cluster-tls-ca=/nonexistent/ca.pem'], 'The TLS certificate file for the links between nodes, /nonexistent/node.pem, is not a readable file'],
             [['cluster', 'status'], 'nexus cluster status needs --cluster=etcd://HOST:PORT'],
             [['cluster', 'purge', '--cluster=etcd://127.0.0.1:2379'], 'nexus cluster takes one action: status'],
         ] as [$arguments, $message]) {
@@ -121,6 +127,8 @@ final class ServeCommandTest extends TestCase
         self::assertStringContainsString('--allowed-hosts', $process->stdout);
         self::assertStringContainsString('--cluster', $process->stdout);
         self::assertStringContainsString('--advertise', $process->stdout);
+        self::assertStringContainsString('--cluster-tls-cert', $process->stdout);
+        self::assertStringContainsString('--cluster-tls-peer-name', $process->stdout);
     }
 
     public function testAClusterThatCannotBeReachedIsAClearFailure(): void

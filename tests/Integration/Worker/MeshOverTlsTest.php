@@ -1,0 +1,242 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Integration\Worker;
+
+use Nexus\Actor\ActorContext;
+use Nexus\Actor\ActorSystem;
+use Nexus\Actor\Behavior;
+use Nexus\Actor\Event\DeadLetter;
+use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Log\MemoryLogger;
+use Nexus\Worker\Exception\NotDeliveredException;
+use Nexus\Worker\PoolOptions;
+use Nexus\Worker\Slots;
+use Nexus\Worker\Transport\FrameType;
+use Nexus\Worker\Transport\LinkTls;
+use Nexus\Worker\WorkerContext;
+use Nexus\Worker\Workers;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * Links between nodes over TLS: the same frames and handshake inside, the listening end's
+ * certificate verified against the cluster's CA; a node with a certificate from another CA, a
+ * plaintext node against a TLS one and a TLS node against a plaintext one all get nothing, their
+ * messages become dead letters, the refusal is logged once per peer and no connection is left
+ * hanging.
+ */
+final class MeshOverTlsTest extends TestCase
+{
+    use RunsWorkers;
+
+    /** @var array<int, string> tcp address by slot */
+    private array $addresses = [];
+    /** @var list<Workers> */
+    private array $nodes = [];
+
+    public function testTellsAndAsksCrossNodesOverTls(): void
+    {
+        $certs = NodeCertificates::get();
+        $a = $this->node(5, $this->tls());
+        $this->node(9, $this->tls(peerName: 'nexus-node'));
+        $received = [];
+        $bytes = 0;
+        $this->systems[1]->spawn(Behavior::receive(static function (mixed $m, ActorContext $ctx) use (&$received, &$bytes): void {
+            if (\is_string($m)) {
+                $bytes += \strlen($m);
+
+                return;
+            }
+            $received[] = $m;
+            if ($m === 999) {
+                $ctx->reply(['all', $ctx->sender()?->path()]);
+            }
+        }), 'collector');
+        $remote = $a->remoteRef(Slots::id(9, 0), '/user/collector');
+        for ($i = 0; $i < 999; ++$i) {
+            $remote->tell($i);
+        }
+        $big = str_repeat('x', 200_000);
+        for ($i = 0; $i < 40; ++$i) {
+            $remote->tell($big); // 8 MB: frames larger than a TLS record, partial writes
+        }
+        $reply = $remote->ask(999, 10.0);
+        $this->runUntil(static fn(): bool => $reply->isSettled());
+
+        $answer = $reply->await();
+        self::assertIsArray($answer);
+        self::assertSame('all', $answer[0]);
+        self::assertSame(range(0, 999), $received);
+        self::assertSame(40 * 200_000, $bytes);
+
+        // and back the other way: node 9 dials node 5, verifying it by the name nexus-node
+        $echo = [];
+        $this->systems[0]->spawn(Behavior::receive(static function (string $m, ActorContext $ctx): void {
+            $ctx->reply("echo {$m}");
+        }), 'echo');
+        $back = $this->nodes[1]->remoteRef(Slots::id(5, 0), '/user/echo')->ask('hi', 10.0);
+        $this->runUntil(static fn(): bool => $back->isSettled());
+        self::assertSame('echo hi', $back->await());
+        self::assertFileExists($certs->caFile);
+        self::assertSame([], array_merge($this->loggers[0]->messages('warning'), $this->loggers[1]->messages('warning')));
+    }
+
+    public function testANodeWhoseCertificateIsNotSignedByTheClusterCaIsRefused(): void
+    {
+        $certs = NodeCertificates::get();
+        $this->node(5, new LinkTls($certs->rogueCert, $certs->rogueKey, $certs->caFile));
+        $got = &$this->victim(0);
+        $dialer = $this->node(9, $this->tls(), undeliveredTimeout: 0.5);
+        $dead = &$this->deadLetters(1);
+        $ask = $dialer->remoteRef(Slots::id(5, 0), '/user/victim')->ask('let me in', 5.0);
+        $dialer->remoteRef(Slots::id(5, 0), '/user/victim')->tell('let me in too');
+        $this->runUntil(static function () use (&$dead, $ask): bool {
+            return \count($dead) >= 2 && $ask->isSettled();
+        });
+
+        self::assertSame([], $got);
+        self::assertSame([DeadLetterReason::WorkerUnavailable, DeadLetterReason::WorkerUnavailable], array_map(static fn(DeadLetter $l): DeadLetterReason => $l->reason, $dead));
+        self::assertSame(1, $this->warnings(1, 'TLS link to tcp://127.0.0.1:'), 'refused once, logged once for all the retries');
+        self::assertTrue($this->logged(1, 'warning', 'certificate verify failed'));
+        $this->runUntil(fn(): bool => $this->openNodeConnections(0) === 0);
+        $this->expectException(NotDeliveredException::class);
+        $ask->await();
+    }
+
+    public function testAPlaintextNodeAgainstATlsNodeIsRefusedAndNothingHangs(): void
+    {
+        $this->node(5, $this->tls());
+        $got = &$this->victim(0);
+        $plain = $this->node(9, null, undeliveredTimeout: 0.5);
+        $dead = &$this->deadLetters(1);
+        $plain->remoteRef(Slots::id(5, 0), '/user/victim')->tell('plain');
+        $plain->remoteRef(Slots::id(5, 0), '/user/victim')->tell('text');
+        $this->runUntil(static function () use (&$dead): bool {
+            return \count($dead) >= 2;
+        });
+
+        self::assertSame([], $got);
+        self::assertSame(1, $this->warnings(0, 'TLS link from tcp://127.0.0.1 refused'), 'logged once for the peer, not once per retry');
+        $this->runUntil(fn(): bool => $this->openNodeConnections(0) === 0);
+
+        // a raw plaintext client that sends a Hello is closed at once, with not a byte back
+        $raw = LinkPeer::client($this->addresses[Slots::id(5, 0)], self::SECRET, Slots::id(9, 0));
+        $raw->hello();
+        $this->runUntil(static fn(): bool => $raw->poll()->closedByOtherSide);
+        self::assertStringNotContainsString(\chr(FrameType::Challenge->value), $raw->received);
+        $this->runUntil(fn(): bool => $this->openNodeConnections(0) === 0);
+    }
+
+    public function testATlsNodeAgainstAPlaintextNodeIsRefused(): void
+    {
+        $this->node(5, null);
+        $got = &$this->victim(0);
+        $secure = $this->node(9, $this->tls(), undeliveredTimeout: 0.5);
+        $dead = &$this->deadLetters(1);
+        $ask = $secure->remoteRef(Slots::id(5, 0), '/user/victim')->ask('over tls', 5.0);
+        $this->runUntil(static function () use (&$dead, $ask): bool {
+            return \count($dead) >= 1 && $ask->isSettled();
+        });
+
+        self::assertSame([], $got);
+        self::assertSame(DeadLetterReason::WorkerUnavailable, $dead[0]->reason);
+        self::assertSame(1, $this->warnings(1, 'TLS link to tcp://127.0.0.1:'));
+        $this->runUntil(fn(): bool => $this->openNodeConnections(0) === 0);
+    }
+
+    private function tls(?string $peerName = null): LinkTls
+    {
+        $certs = NodeCertificates::get();
+
+        return new LinkTls($certs->nodeCert, $certs->nodeKey, $certs->caFile, $peerName);
+    }
+
+    /**
+     * @return list<mixed> what the actor /user/victim of system $system receives (by reference)
+     */
+    private function &victim(int $system): array
+    {
+        $got = [];
+        $this->systems[$system]->spawn(Behavior::receive(static function (mixed $message) use (&$got): void {
+            $got[] = $message;
+        }), 'victim');
+
+        return $got;
+    }
+
+    /**
+     * @return list<DeadLetter> the dead letters of system $system (by reference)
+     */
+    private function &deadLetters(int $system): array
+    {
+        $dead = [];
+        $this->systems[$system]->eventStream->subscribe($this->systems[$system]->spawn(Behavior::receive(static function (DeadLetter $letter) use (&$dead): void {
+            $dead[] = $letter;
+        })), DeadLetter::class);
+
+        return $dead;
+    }
+
+    private function warnings(int $system, string $text): int
+    {
+        return \count(array_filter($this->loggers[$system]->messages('warning'), static fn(string $m): bool => str_contains($m, $text)));
+    }
+
+    /**
+     * Connections open on the node listener of system $system's worker.
+     */
+    private function openNodeConnections(int $system): int
+    {
+        $listeners = (new \ReflectionProperty($this->mesh($this->nodes[$system]), 'remoteListeners'))->getValue($this->mesh($this->nodes[$system]));
+        self::assertIsArray($listeners);
+        $open = 0;
+        foreach ($listeners as $listener) {
+            self::assertInstanceOf(\Nexus\Io\Listener::class, $listener);
+            $open += $listener->connectionCount();
+        }
+
+        return $open;
+    }
+
+    /**
+     * Worker 0 of node $node with TLS $tls (null: plain TCP) on its links with other nodes.
+     */
+    private function node(int $node, ?LinkTls $tls, float $undeliveredTimeout = 5.0): Workers
+    {
+        $dir = $this->dir . "-node{$node}";
+        if (!is_dir($dir)) {
+            mkdir($dir, 0o700);
+        }
+        $tcp = stream_socket_server('tcp://127.0.0.1:0');
+        self::assertIsResource($tcp);
+        $this->addresses[Slots::id($node, 0)] = 'tcp://' . stream_socket_get_name($tcp, false);
+        $pair = stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertIsArray($pair);
+        $logger = new MemoryLogger();
+        $system = new ActorSystem("node-{$node}", $logger, $this->loop);
+        $this->systems[] = $system;
+        $this->loggers[\count($this->systems) - 1] = $logger;
+        $context = new WorkerContext(0, 2, 1, new PoolOptions(workers: 2, undeliveredTimeout: $undeliveredTimeout), $dir, self::SECRET, null, $pair[1], $node, $tcp, $tls);
+        $this->contexts[] = $context;
+        $workers = $context->join($system);
+        $this->nodes[] = $workers;
+        foreach ($this->nodes as $each) {
+            $this->mesh($each)->setRemoteAddresses($this->addresses);
+        }
+
+        return $workers;
+    }
+
+    protected function tearDown(): void
+    {
+        foreach (glob($this->dir . '-node*') ?: [] as $dir) {
+            array_map('unlink', glob($dir . '/*') ?: []);
+            @rmdir($dir);
+        }
+        foreach ([$this->dir, $this->dir . '-never'] as $dir) {
+            array_map('unlink', glob($dir . '/*') ?: []);
+            @rmdir($dir);
+        }
+    }
+}
