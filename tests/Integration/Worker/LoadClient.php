@@ -28,6 +28,12 @@ final class LoadClient
     public array $byPid = [];
     /** @var array<int, float> when the first response from each worker pid arrived (microtime) */
     public array $firstSeen = [];
+    /**
+     * Until responses came from this many workers, a client reconnects after each response
+     * instead of keeping its connection: on a loaded machine one worker may accept every first
+     * connection (the other not yet woken), and keep-alive clients would never reach the other.
+     */
+    public int $reconnectUntilWorkers = 0;
 
     /**
      * @param list<string> $paths client i sends to $paths[i % count]
@@ -165,7 +171,7 @@ final class LoadClient
                     $this->firstSeen[$decoded['pid']] ??= microtime(true);
                 }
             }
-            if (preg_match('/\r\nconnection:\s*close/i', $headers) === 1) {
+            if (preg_match('/\r\nconnection:\s*close/i', $headers) === 1 || \count($this->byPid) < $this->reconnectUntilWorkers) {
                 $this->reconnect($i);
 
                 return;

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Worker;
 
+use PHPUnit\Framework\AssertionFailedError;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -64,6 +65,7 @@ final class WorkerPoolTest extends TestCase
     {
         $this->start();
         $load = new LoadClient('127.0.0.1', $this->port, 16);
+        $load->reconnectUntilWorkers = 2;
         $load->run(20.0, until: static fn(): bool => \count($load->byPid) === 2); // the load reaches both workers
         $victim = array_key_first($load->byPid);
         \assert(\is_int($victim));
@@ -74,10 +76,14 @@ final class WorkerPoolTest extends TestCase
         $newcomers = static function () use ($load, &$killedAt): array {
             return array_filter($load->firstSeen, static fn(float $at): bool => $killedAt > 0.0 && $at > $killedAt);
         };
-        $load->run(20.0, static function () use ($victim, &$killedAt): void {
-            posix_kill($victim, \SIGKILL);
-            $killedAt = microtime(true);
-        }, 0.2, static fn(): bool => $newcomers() !== []);
+        try {
+            $load->run(20.0, static function () use ($victim, &$killedAt): void {
+                posix_kill($victim, \SIGKILL);
+                $killedAt = microtime(true);
+            }, 0.2, static fn(): bool => $newcomers() !== []);
+        } catch (AssertionFailedError $e) {
+            self::fail("No answer from a replacement of worker pid {$victim} within 20 s of its kill; answers by pid: " . json_encode($load->byPid) . "\n" . $this->stderr());
+        }
         $load->run(0.3); // and goes on a little with the replacement
         $load->close();
 
@@ -97,6 +103,7 @@ final class WorkerPoolTest extends TestCase
     {
         $this->start();
         $load = new LoadClient('127.0.0.1', $this->port, 16);
+        $load->reconnectUntilWorkers = 2;
         $load->run(20.0, until: static fn(): bool => \count($load->byPid) === 2);
         $before = array_keys($load->byPid);
         $masterPid = $this->masterPid();
