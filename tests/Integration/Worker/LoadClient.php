@@ -29,11 +29,13 @@ final class LoadClient
     /** @var array<int, float> when the first response from each worker pid arrived (microtime) */
     public array $firstSeen = [];
     /**
-     * Until responses came from this many workers, a client reconnects after each response
-     * instead of keeping its connection: on a loaded machine one worker may accept every first
-     * connection (the other not yet woken), and keep-alive clients would never reach the other.
+     * While this says so, a client reconnects after each response instead of keeping its
+     * connection: on a loaded machine one worker may accept every new connection (another not yet
+     * woken, or just started), and keep-alive clients would never reach the others.
+     *
+     * @var (\Closure(): bool)|null
      */
-    public int $reconnectUntilWorkers = 0;
+    public ?\Closure $reconnectWhile = null;
 
     /**
      * @param list<string> $paths client i sends to $paths[i % count]
@@ -171,7 +173,7 @@ final class LoadClient
                     $this->firstSeen[$decoded['pid']] ??= microtime(true);
                 }
             }
-            if (preg_match('/\r\nconnection:\s*close/i', $headers) === 1 || \count($this->byPid) < $this->reconnectUntilWorkers) {
+            if (preg_match('/\r\nconnection:\s*close/i', $headers) === 1 || ($this->reconnectWhile !== null && ($this->reconnectWhile)())) {
                 $this->reconnect($i);
 
                 return;

@@ -65,7 +65,7 @@ final class WorkerPoolTest extends TestCase
     {
         $this->start();
         $load = new LoadClient('127.0.0.1', $this->port, 16);
-        $load->reconnectUntilWorkers = 2;
+        $load->reconnectWhile = static fn(): bool => \count($load->byPid) < 2;
         $load->run(20.0, until: static fn(): bool => \count($load->byPid) === 2); // the load reaches both workers
         $victim = array_key_first($load->byPid);
         \assert(\is_int($victim));
@@ -75,6 +75,11 @@ final class WorkerPoolTest extends TestCase
         /** @return array<int, float> */
         $newcomers = static function () use ($load, &$killedAt): array {
             return array_filter($load->firstSeen, static fn(float $at): bool => $killedAt > 0.0 && $at > $killedAt);
+        };
+        // From the kill until the replacement answered, new connections keep coming, so that it
+        // gets some (before the kill, a new connection's worker would not be known if it failed).
+        $load->reconnectWhile = static function () use (&$killedAt, $newcomers): bool {
+            return $killedAt > 0.0 && $newcomers() === [];
         };
         try {
             $load->run(20.0, static function () use ($victim, &$killedAt): void {
@@ -103,7 +108,7 @@ final class WorkerPoolTest extends TestCase
     {
         $this->start();
         $load = new LoadClient('127.0.0.1', $this->port, 16);
-        $load->reconnectUntilWorkers = 2;
+        $load->reconnectWhile = static fn(): bool => \count($load->byPid) < 2;
         $load->run(20.0, until: static fn(): bool => \count($load->byPid) === 2);
         $before = array_keys($load->byPid);
         $masterPid = $this->masterPid();
