@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Worker;
 
+use Nexus\Tests\Support\OpenSsl;
+
 /**
  * Certificates for TLS links between nodes, made with the openssl CLI in a temp directory once
  * per test process: a cluster CA and a node certificate it signed (for IP 127.0.0.1 and the name
@@ -27,40 +29,14 @@ final class NodeCertificates
         if (self::$instance !== null && is_file(self::$instance->caFile)) {
             return self::$instance;
         }
-        $dir = sys_get_temp_dir() . '/nexus-node-certs-' . bin2hex(random_bytes(4));
-        if (!mkdir($dir, 0o700)) {
-            throw new \RuntimeException("Cannot create {$dir}.");
-        }
-        register_shutdown_function(static function () use ($dir): void {
-            foreach (glob("{$dir}/*") ?: [] as $file) {
-                @unlink($file);
-            }
-            @rmdir($dir);
-        });
+        $dir = OpenSsl::directory('nexus-node-certs');
         file_put_contents("{$dir}/node.ext", "subjectAltName=IP:127.0.0.1,DNS:nexus-node\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n");
         foreach (['ca' => 'node', 'rogue-ca' => 'rogue'] as $ca => $node) {
-            self::run($dir, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', "{$ca}.key", '-out', "{$ca}.pem", '-days', '2', '-subj', "/CN={$ca}"]);
-            self::run($dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', "{$node}.key", '-out', "{$node}.csr", '-subj', '/CN=nexus-node']);
-            self::run($dir, ['x509', '-req', '-in', "{$node}.csr", '-CA', "{$ca}.pem", '-CAkey', "{$ca}.key", '-CAcreateserial', '-out', "{$node}.pem", '-days', '2', '-extfile', 'node.ext']);
+            OpenSsl::run($dir, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', "{$ca}.key", '-out', "{$ca}.pem", '-days', '2', '-subj', "/CN={$ca}"]);
+            OpenSsl::run($dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', "{$node}.key", '-out', "{$node}.csr", '-subj', '/CN=nexus-node']);
+            OpenSsl::run($dir, ['x509', '-req', '-in', "{$node}.csr", '-CA', "{$ca}.pem", '-CAkey', "{$ca}.key", '-CAcreateserial', '-out', "{$node}.pem", '-days', '2', '-extfile', 'node.ext']);
         }
 
         return self::$instance = new self($dir, "{$dir}/ca.pem", "{$dir}/node.pem", "{$dir}/node.key", "{$dir}/rogue.pem", "{$dir}/rogue.key");
-    }
-
-    /**
-     * @param list<string> $args
-     */
-    private static function run(string $dir, array $args): void
-    {
-        $process = proc_open(['openssl', ...$args], [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, $dir);
-        if (!\is_resource($process)) {
-            throw new \RuntimeException('Cannot run openssl (Debian: apt-get install -y openssl).');
-        }
-        $output = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
-        fclose($pipes[1]);
-        fclose($pipes[2]);
-        if (proc_close($process) !== 0) {
-            throw new \RuntimeException('openssl ' . implode(' ', $args) . " failed:\n{$output}");
-        }
     }
 }
