@@ -10,6 +10,7 @@ use Nexus\Admin\HealthChecks;
 use Nexus\Metrics\PrometheusText;
 use Nexus\Runtime\Deferred;
 use Nexus\Tests\Support\DebianTool;
+use Nexus\Tests\Support\Promtool;
 
 /**
  * The admin endpoints over real sockets, against a known workload.
@@ -67,12 +68,8 @@ final class AdminServerTest extends AdminTestCase
         if ($promtool === null) {
             self::markTestSkipped("The counts are right; promtool is needed to validate the exposition: {$why}");
         }
-        $process = proc_open([$promtool, 'check', 'metrics'], [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-        self::assertIsResource($process);
-        fwrite($pipes[0], $body);
-        fclose($pipes[0]);
-        $output = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
-        self::assertSame(0, proc_close($process), "promtool check metrics: {$output}\n{$body}");
+        [$code, $output] = Promtool::check($promtool, $body);
+        self::assertSame(0, $code, "promtool check metrics: {$output}\n{$body}");
     }
 
     public function testMetricsHaveTheExpositionContentType(): void

@@ -13,6 +13,7 @@ use Nexus\Redis\RedisPool;
 use Nexus\Runtime\Loop;
 use Nexus\Tests\Support\DebianTool;
 use Nexus\Tests\Support\PostgresServer;
+use Nexus\Tests\Support\Promtool;
 use Nexus\Tests\Support\RedisServer;
 use PHPUnit\Framework\TestCase;
 
@@ -126,12 +127,8 @@ final class PoolMetricsTest extends TestCase
         if ($promtool === null) {
             self::markTestSkipped("The figures are right; promtool is needed to validate the exposition: {$why}");
         }
-        $process = proc_open([$promtool, 'check', 'metrics'], [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-        self::assertIsResource($process);
-        fwrite($pipes[0], $exposition);
-        fclose($pipes[0]);
-        $output = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
-        self::assertSame(0, proc_close($process), "promtool check metrics: {$output}");
+        [$code, $output] = Promtool::check($promtool, $exposition);
+        self::assertSame(0, $code, "promtool check metrics: {$output}");
         self::assertSame('', trim($output), 'promtool reports no lint problem');
     }
 }

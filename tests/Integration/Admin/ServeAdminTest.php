@@ -7,6 +7,7 @@ namespace Nexus\Tests\Integration\Admin;
 use Nexus\Persistence\Store\Postgres\PostgresUrl;
 use Nexus\Tests\Support\DebianTool;
 use Nexus\Tests\Support\PostgresServer;
+use Nexus\Tests\Support\Promtool;
 use Nexus\Tests\Support\ServedNexus;
 use PHPUnit\Framework\TestCase;
 
@@ -101,12 +102,8 @@ final class ServeAdminTest extends TestCase
         if ($promtool === null) {
             self::markTestSkipped("The counts are right; promtool is needed to validate the exposition: {$why}");
         }
-        $process = proc_open([$promtool, 'check', 'metrics'], [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-        self::assertIsResource($process);
-        fwrite($pipes[0], $body);
-        fclose($pipes[0]);
-        $output = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
-        self::assertSame(0, proc_close($process), "promtool check metrics: {$output}");
+        [$code, $output] = Promtool::check($promtool, $body);
+        self::assertSame(0, $code, "promtool check metrics: {$output}");
     }
 
     public function testTheDashboardFeedShowsEveryWorkersActorsAndReadinessChecksTheWorkers(): void
@@ -266,12 +263,8 @@ final class ServeAdminTest extends TestCase
             if ($promtool === null) {
                 self::markTestSkipped("The counts are right; promtool is needed to validate the exposition: {$why}");
             }
-            $process = proc_open([$promtool, 'check', 'metrics'], [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-            self::assertIsResource($process);
-            fwrite($pipes[0], $body);
-            fclose($pipes[0]);
-            $output = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
-            self::assertSame(0, proc_close($process), "promtool check metrics: {$output}");
+            [$code, $output] = Promtool::check($promtool, $body);
+            self::assertSame(0, $code, "promtool check metrics: {$output}");
         } finally {
             $this->served?->stop();
             $this->served = null;

@@ -9,6 +9,7 @@ use Nexus\Metrics\PrometheusText;
 use Nexus\Metrics\Registry;
 use Nexus\Metrics\SnapshotMerger;
 use Nexus\Tests\Support\DebianTool;
+use Nexus\Tests\Support\Promtool;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -33,7 +34,7 @@ final class PromtoolTest extends TestCase
     public function testPromtoolWouldCatchABrokenExposition(): void
     {
         $promtool = $this->promtool();
-        [$code, $output] = self::check($promtool, "# TYPE x counter\nx{a=\"unterminated} 1\n");
+        [$code, $output] = Promtool::check($promtool, "# TYPE x counter\nx{a=\"unterminated} 1\n");
 
         self::assertNotSame(0, $code, "promtool accepted a broken exposition: {$output}");
     }
@@ -63,7 +64,7 @@ final class PromtoolTest extends TestCase
     private function assertPromtoolAccepts(string $exposition): void
     {
         $promtool = $this->promtool();
-        [$code, $output] = self::check($promtool, $exposition);
+        [$code, $output] = Promtool::check($promtool, $exposition);
 
         self::assertSame(0, $code, "promtool check metrics failed:\n{$output}\n--- exposition ---\n{$exposition}");
         self::assertSame('', trim($output), 'promtool reports no lint problem');
@@ -79,19 +80,4 @@ final class PromtoolTest extends TestCase
         return $promtool;
     }
 
-    /**
-     * @return array{int, string}
-     */
-    private static function check(string $promtool, string $input): array
-    {
-        $process = proc_open([$promtool, 'check', 'metrics'], [0 => ['pipe', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
-        self::assertIsResource($process);
-        fwrite($pipes[0], $input);
-        fclose($pipes[0]);
-        $output = (string) stream_get_contents($pipes[1]) . (string) stream_get_contents($pipes[2]);
-        fclose($pipes[1]);
-        fclose($pipes[2]);
-
-        return [proc_close($process), $output];
-    }
 }
