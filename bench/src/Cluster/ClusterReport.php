@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Bench\Cluster;
 
 use Nexus\Bench\ChartRow;
+use Nexus\Bench\JsonFields;
 use Nexus\Bench\ReportFiles;
 use Nexus\Bench\SvgBarChart;
 
@@ -39,12 +40,12 @@ final class ClusterReport
     {
         $section = \sprintf(
             "Measured %s with `%s` (PHP %s, %s, %d cores shared by every node, load average %.1f as it started; real etcd, nodes on TCP loopback).\n\n%s\n%s\n\n![cluster benchmarks](img/cluster-bench.svg)\n\n",
-            $this->string('date'),
+            JsonFields::string($this->results, 'date'),
             $command,
-            $this->string('php'),
+            JsonFields::string($this->results, 'php'),
             ($this->results['jit'] ?? false) === true ? 'tracing JIT' : 'no JIT',
-            $this->int('cores'),
-            self::float($this->results, 'load_before'),
+            JsonFields::int($this->results, 'cores'),
+            JsonFields::float($this->results, 'load_before'),
             $this->table(),
             $this->note(),
         );
@@ -71,41 +72,41 @@ final class ClusterReport
      */
     private function rows(): array
     {
-        $m = $this->section('messaging');
+        $m = JsonFields::section($this->results, 'messaging');
         $rows = [];
-        $node = self::float($m, 'node_msgs_per_s');
-        $worker = self::float($m, 'worker_msgs_per_s');
+        $node = JsonFields::float($m, 'node_msgs_per_s');
+        $worker = JsonFields::float($m, 'worker_msgs_per_s');
         $rows[] = [
             'tell, one pair of slots',
             self::rate($node) . ' msgs/s',
-            \sprintf('%s msgs/s across workers, %s msgs/s on one worker', self::rate($worker), self::rate(self::float($m, 'local_msgs_per_s'))),
+            \sprintf('%s msgs/s across workers, %s msgs/s on one worker', self::rate($worker), self::rate(JsonFields::float($m, 'local_msgs_per_s'))),
             self::ratio($node, $worker),
             '≥ 1M msgs/s', '74-78K msgs/s per core', $node >= 1e6,
         ];
-        $p50 = self::float($m, 'node_ask_p50_us');
+        $p50 = JsonFields::float($m, 'node_ask_p50_us');
         $rows[] = [
             'ask round trip p50',
             \sprintf('%.1f µs', $p50),
-            \sprintf('%.1f µs across workers, %.1f µs on one worker', self::float($m, 'worker_ask_p50_us'), self::float($m, 'local_ask_p50_us')),
-            self::ratio($p50, self::float($m, 'worker_ask_p50_us')),
+            \sprintf('%.1f µs across workers, %.1f µs on one worker', JsonFields::float($m, 'worker_ask_p50_us'), JsonFields::float($m, 'local_ask_p50_us')),
+            self::ratio($p50, JsonFields::float($m, 'worker_ask_p50_us')),
             '≤ 30 µs', '34.9 µs', $p50 > 0 && $p50 <= 30.0,
         ];
-        $p99 = self::float($m, 'node_ask_p99_us');
+        $p99 = JsonFields::float($m, 'node_ask_p99_us');
         $rows[] = [
             'ask round trip p99',
             \sprintf('%.1f µs', $p99),
-            \sprintf('%.1f µs across workers, %.1f µs on one worker', self::float($m, 'worker_ask_p99_us'), self::float($m, 'local_ask_p99_us')),
-            self::ratio($p99, self::float($m, 'worker_ask_p99_us')),
+            \sprintf('%.1f µs across workers, %.1f µs on one worker', JsonFields::float($m, 'worker_ask_p99_us'), JsonFields::float($m, 'local_ask_p99_us')),
+            self::ratio($p99, JsonFields::float($m, 'worker_ask_p99_us')),
             '', '', null,
         ];
         $rows[] = [
             'fan-out: 5,000 messages to each of the 3 slots',
-            \sprintf('%.1f ms (%s msgs/s)', self::float($m, 'fanout_ms'), self::rate(self::float($m, 'fanout_msgs_per_s'))),
+            \sprintf('%.1f ms (%s msgs/s)', JsonFields::float($m, 'fanout_ms'), self::rate(JsonFields::float($m, 'fanout_msgs_per_s'))),
             '', '', '', '', null,
         ];
-        $nodes = self::float($this->section('world_nodes_2x1'), 'orders_per_s');
-        $cluster = self::float($this->section('world_node_1x2'), 'orders_per_s');
-        $pool = self::float($this->section('world_pool_2'), 'orders_per_s');
+        $nodes = JsonFields::float(JsonFields::section($this->results, 'world_nodes_2x1'), 'orders_per_s');
+        $cluster = JsonFields::float(JsonFields::section($this->results, 'world_node_1x2'), 'orders_per_s');
+        $pool = JsonFields::float(JsonFields::section($this->results, 'world_pool_2'), 'orders_per_s');
         $rows[] = [
             'world: orders/s, 2 nodes of 1 worker (best of the runs)',
             self::rate($nodes) . ' orders/s',
@@ -114,20 +115,20 @@ final class ClusterReport
             '', '', null,
         ];
 
-        $moves = $this->section('moves');
+        $moves = JsonFields::section($this->results, 'moves');
         if ($moves !== []) {
             $rows[] = [
-                \sprintf('a node joins: %s active entities answer again', number_format(self::float($moves, 'entities'))),
-                \sprintf('%.2f s', self::float($moves, 'join_seconds')),
-                \sprintf('%s of them moved to the new node', number_format(self::float($moves, 'moved_on_join'))),
+                \sprintf('a node joins: %s active entities answer again', number_format(JsonFields::float($moves, 'entities'))),
+                \sprintf('%.2f s', JsonFields::float($moves, 'join_seconds')),
+                \sprintf('%s of them moved to the new node', number_format(JsonFields::float($moves, 'moved_on_join'))),
                 '', '', '', null,
             ];
-            $kill = self::float($moves, 'kill_seconds');
-            $ttl = self::float($moves, 'lease_ttl_s');
+            $kill = JsonFields::float($moves, 'kill_seconds');
+            $ttl = JsonFields::float($moves, 'lease_ttl_s');
             $rows[] = [
                 'a node is killed (kill -9): its entities answer from their new owners',
                 \sprintf('%.2f s after the kill', $kill),
-                \sprintf('%s entities lived on it; lease TTL %.0f s', number_format(self::float($moves, 'on_killed_node')), $ttl),
+                \sprintf('%s entities lived on it; lease TTL %.0f s', number_format(JsonFields::float($moves, 'on_killed_node')), $ttl),
                 '',
                 \sprintf('≤ TTL + 2 s = %.0f s', $ttl + 2),
                 '', $kill > 0 && $kill <= $ttl + 2,
@@ -139,75 +140,41 @@ final class ClusterReport
 
     private function note(): string
     {
-        $m = $this->section('messaging');
+        $m = JsonFields::section($this->results, 'messaging');
 
         return \sprintf(
             'Messaging: node A has 2 workers and node B 1; A\'s worker 0 sends to an actor on itself, on A\'s other worker (Unix socket) and on B\'s worker (TCP), %s tells and %s asks each, the asks interleaved in rounds. '
             . 'World: drivers on every slot send orders to 256 order shards placed over the slots (an entity kind), so about half of them cross (to the other node, or the other worker); every order is counted before the time stops. '
             . 'Moves: nodes A and B of 1 worker with active (non-persistent) entities; the join is timed from the view with the new node until every entity has answered an ask (those that moved started on the new node once every member had applied the view); the kill from the SIGKILL of node B\'s processes until every entity that lived on B has answered from its new owner (asks retried every 50 ms, each with a 0.5 s timeout; durable state across such a move is what ClusterNodesTest checks). '
             . 'Every process shares the same two cores: a cross-node figure here is a lower bound of what two machines give. Ratio: across nodes / across the workers of one node.',
-            number_format(self::float($m, 'messages')),
-            number_format(self::float($m, 'asks')),
+            number_format(JsonFields::float($m, 'messages')),
+            number_format(JsonFields::float($m, 'asks')),
         );
     }
 
     private function chart(): string
     {
-        $m = $this->section('messaging');
+        $m = JsonFields::section($this->results, 'messaging');
         $rows = [
-            new ChartRow('tell, one pair (M msgs/s)', 'higher is better', [self::float($m, 'node_msgs_per_s') / 1e6, self::float($m, 'worker_msgs_per_s') / 1e6, self::float($m, 'local_msgs_per_s') / 1e6], [
-                self::rate(self::float($m, 'node_msgs_per_s')), self::rate(self::float($m, 'worker_msgs_per_s')), self::rate(self::float($m, 'local_msgs_per_s')),
-            ], 1.0, 'target 1M', '', self::float($m, 'node_msgs_per_s') >= 1e6),
-            new ChartRow('ask p50 (µs)', 'lower is better', [self::float($m, 'node_ask_p50_us'), self::float($m, 'worker_ask_p50_us'), self::float($m, 'local_ask_p50_us')], [
-                \sprintf('%.1f', self::float($m, 'node_ask_p50_us')), \sprintf('%.1f', self::float($m, 'worker_ask_p50_us')), \sprintf('%.1f', self::float($m, 'local_ask_p50_us')),
-            ], 30.0, 'target 30 µs', '', self::float($m, 'node_ask_p50_us') > 0 && self::float($m, 'node_ask_p50_us') <= 30.0),
-            new ChartRow('ask p99 (µs)', 'lower is better', [self::float($m, 'node_ask_p99_us'), self::float($m, 'worker_ask_p99_us'), self::float($m, 'local_ask_p99_us')], [
-                \sprintf('%.1f', self::float($m, 'node_ask_p99_us')), \sprintf('%.1f', self::float($m, 'worker_ask_p99_us')), \sprintf('%.1f', self::float($m, 'local_ask_p99_us')),
+            new ChartRow('tell, one pair (M msgs/s)', 'higher is better', [JsonFields::float($m, 'node_msgs_per_s') / 1e6, JsonFields::float($m, 'worker_msgs_per_s') / 1e6, JsonFields::float($m, 'local_msgs_per_s') / 1e6], [
+                self::rate(JsonFields::float($m, 'node_msgs_per_s')), self::rate(JsonFields::float($m, 'worker_msgs_per_s')), self::rate(JsonFields::float($m, 'local_msgs_per_s')),
+            ], 1.0, 'target 1M', '', JsonFields::float($m, 'node_msgs_per_s') >= 1e6),
+            new ChartRow('ask p50 (µs)', 'lower is better', [JsonFields::float($m, 'node_ask_p50_us'), JsonFields::float($m, 'worker_ask_p50_us'), JsonFields::float($m, 'local_ask_p50_us')], [
+                \sprintf('%.1f', JsonFields::float($m, 'node_ask_p50_us')), \sprintf('%.1f', JsonFields::float($m, 'worker_ask_p50_us')), \sprintf('%.1f', JsonFields::float($m, 'local_ask_p50_us')),
+            ], 30.0, 'target 30 µs', '', JsonFields::float($m, 'node_ask_p50_us') > 0 && JsonFields::float($m, 'node_ask_p50_us') <= 30.0),
+            new ChartRow('ask p99 (µs)', 'lower is better', [JsonFields::float($m, 'node_ask_p99_us'), JsonFields::float($m, 'worker_ask_p99_us'), JsonFields::float($m, 'local_ask_p99_us')], [
+                \sprintf('%.1f', JsonFields::float($m, 'node_ask_p99_us')), \sprintf('%.1f', JsonFields::float($m, 'worker_ask_p99_us')), \sprintf('%.1f', JsonFields::float($m, 'local_ask_p99_us')),
             ]),
         ];
-        $world = [self::float($this->section('world_nodes_2x1'), 'orders_per_s'), self::float($this->section('world_node_1x2'), 'orders_per_s'), self::float($this->section('world_pool_2'), 'orders_per_s')];
+        $world = [JsonFields::float(JsonFields::section($this->results, 'world_nodes_2x1'), 'orders_per_s'), JsonFields::float(JsonFields::section($this->results, 'world_node_1x2'), 'orders_per_s'), JsonFields::float(JsonFields::section($this->results, 'world_pool_2'), 'orders_per_s')];
         $rows[] = new ChartRow('world (M orders/s)', '2x1 nodes / 1x2 cluster / pool of 2', array_map(static fn(float $v): float => $v / 1e6, $world), array_map(self::rate(...), $world));
 
         return (new SvgBarChart('Nexus cluster (make bench-cluster)', ['across nodes', 'across workers', 'one worker'], 'target', 'Bars: measured in one run; world: 2 nodes of 1 worker, 1 node of 2 workers, a pool of 2 workers.'))->render($rows);
     }
 
-    /**
-     * @return array<string, mixed>
-     */
-    private function section(string $name): array
-    {
-        $section = $this->results[$name] ?? [];
-        $typed = [];
-        foreach (\is_array($section) ? $section : [] as $key => $value) {
-            $typed[(string) $key] = $value;
-        }
 
-        return $typed;
-    }
 
-    /**
-     * @param array<string, mixed> $section
-     */
-    private static function float(array $section, string $key): float
-    {
-        $value = $section[$key] ?? 0;
 
-        return is_numeric($value) ? (float) $value : 0.0;
-    }
-
-    private function string(string $key): string
-    {
-        $value = $this->results[$key] ?? '';
-
-        return \is_scalar($value) ? (string) $value : '';
-    }
-
-    private function int(string $key): int
-    {
-        $value = $this->results[$key] ?? 0;
-
-        return is_numeric($value) ? (int) $value : 0;
-    }
 
     private static function ratio(float $a, float $b): string
     {

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Bench\WebSocket;
 
 use Nexus\Bench\ChartRow;
+use Nexus\Bench\JsonFields;
 use Nexus\Bench\ReportFiles;
 use Nexus\Bench\SvgBarChart;
 
@@ -41,23 +42,23 @@ final class WsReport
      */
     public function writeInto(string $docPath, string $svgPath, string $command): ?string
     {
-        $settings = $this->section('settings');
+        $settings = JsonFields::section($this->results, 'settings');
         $section = \sprintf(
             "\nMeasured %s with `%s` (PHP %s, tracing JIT for both servers and the clients, %s, %d cores, load average %.1f at the start: other engineers' test suites shared the machine). "
             . "Echo: %d rounds of %d s alternating between the servers, %d connections with one 32-byte text message in flight each; the median, its spread, and the server's CPU time per round trip, which the shared machine disturbs less than the rate. "
             . "Broadcast: %s clients in one room in two client processes, one of them publishing with 16 messages in flight. Idle: %s connections that completed the handshake and send nothing, then 2,000 echo round trips one after the other on one more; then the same with %s idle connections on one Nexus worker.\n\n%s\n%s\n\n![WebSocket benchmarks](img/ws-bench.svg)\n\n",
-            $this->string('date'),
+            JsonFields::string($this->results, 'date'),
             $command,
-            $this->string('php'),
-            $this->string('cpu'),
-            (int) self::float($this->results, 'cores'),
-            self::float($this->results, 'load'),
-            (int) self::float($settings, 'rounds'),
-            (int) self::float($settings, 'seconds'),
-            (int) self::float($settings, 'connections'),
-            number_format(self::float($settings, 'clients')),
-            number_format(self::float($settings, 'idle')),
-            number_format(self::float($settings, 'many')),
+            JsonFields::string($this->results, 'php'),
+            JsonFields::string($this->results, 'cpu'),
+            (int) JsonFields::float($this->results, 'cores'),
+            JsonFields::float($this->results, 'load'),
+            (int) JsonFields::float($settings, 'rounds'),
+            (int) JsonFields::float($settings, 'seconds'),
+            (int) JsonFields::float($settings, 'connections'),
+            number_format(JsonFields::float($settings, 'clients')),
+            number_format(JsonFields::float($settings, 'idle')),
+            number_format(JsonFields::float($settings, 'many')),
             $this->table(),
             $this->notes(),
         );
@@ -70,27 +71,27 @@ final class WsReport
      */
     private function rows(): array
     {
-        $settings = $this->section('settings');
-        $echo = $this->section('echo');
-        $nexusEcho = self::sub($echo, 'nexus');
-        $workermanEcho = self::sub($echo, 'workerman');
-        $nexusRate = self::float($nexusEcho, 'median');
-        $workermanRate = self::float($workermanEcho, 'median');
+        $settings = JsonFields::section($this->results, 'settings');
+        $echo = JsonFields::section($this->results, 'echo');
+        $nexusEcho = JsonFields::section($echo, 'nexus');
+        $workermanEcho = JsonFields::section($echo, 'workerman');
+        $nexusRate = JsonFields::float($nexusEcho, 'median');
+        $workermanRate = JsonFields::float($workermanEcho, 'median');
         $ratio = $workermanRate > 0 ? $nexusRate / $workermanRate : 0.0;
         $rows = [];
         $rows[] = [
-            'name' => \sprintf('echo round trips/s, %s connections (median)', number_format(self::float($settings, 'connections'))),
+            'name' => \sprintf('echo round trips/s, %s connections (median)', number_format(JsonFields::float($settings, 'connections'))),
             'short' => 'echo round trips/s',
-            'detail' => \sprintf('%s connections, median', number_format(self::float($settings, 'connections'))),
-            'nexus' => \sprintf('%s (%s–%s), %.2fx', self::rate($nexusRate), self::rate(self::float($nexusEcho, 'min')), self::rate(self::float($nexusEcho, 'max')), $ratio),
-            'workerman' => \sprintf('%s (%s–%s)', self::rate($workermanRate), self::rate(self::float($workermanEcho, 'min')), self::rate(self::float($workermanEcho, 'max'))),
+            'detail' => \sprintf('%s connections, median', number_format(JsonFields::float($settings, 'connections'))),
+            'nexus' => \sprintf('%s (%s–%s), %.2fx', self::rate($nexusRate), self::rate(JsonFields::float($nexusEcho, 'min')), self::rate(JsonFields::float($nexusEcho, 'max')), $ratio),
+            'workerman' => \sprintf('%s (%s–%s)', self::rate($workermanRate), self::rate(JsonFields::float($workermanEcho, 'min')), self::rate(JsonFields::float($workermanEcho, 'max'))),
             'target' => '≥ 1.0x Workerman',
             'met' => $ratio >= 1.0,
             'values' => [$nexusRate, $workermanRate],
             'marker' => $workermanRate,
         ];
-        $nexusCpu = self::float($nexusEcho, 'cpu_us');
-        $workermanCpu = self::float($workermanEcho, 'cpu_us');
+        $nexusCpu = JsonFields::float($nexusEcho, 'cpu_us');
+        $workermanCpu = JsonFields::float($workermanEcho, 'cpu_us');
         $rows[] = [
             'name' => 'server CPU per echo round trip (median)',
             'short' => 'server CPU per round trip',
@@ -102,52 +103,52 @@ final class WsReport
             'values' => [$nexusCpu, $workermanCpu],
             'marker' => null,
         ];
-        $broadcast = $this->section('broadcast');
-        $nexusBroadcast = self::sub($broadcast, 'nexus');
-        $workermanBroadcast = self::sub($broadcast, 'workerman');
+        $broadcast = JsonFields::section($this->results, 'broadcast');
+        $nexusBroadcast = JsonFields::section($broadcast, 'nexus');
+        $workermanBroadcast = JsonFields::section($broadcast, 'workerman');
         $rows[] = [
-            'name' => \sprintf('broadcast deliveries/s, %s clients in one room (median)', number_format(self::float($settings, 'clients'))),
+            'name' => \sprintf('broadcast deliveries/s, %s clients in one room (median)', number_format(JsonFields::float($settings, 'clients'))),
             'short' => 'broadcast deliveries/s',
-            'detail' => \sprintf('%s clients in one room, median', number_format(self::float($settings, 'clients'))),
-            'nexus' => \sprintf('%s with 2 workers (%s–%s)%s', self::rate(self::float($nexusBroadcast, 'median')), self::rate(self::float($nexusBroadcast, 'min')), self::rate(self::float($nexusBroadcast, 'max')), self::closed($nexusBroadcast)),
-            'workerman' => \sprintf('%s with 1 worker%s', self::rate(self::float($workermanBroadcast, 'median')), self::closed($workermanBroadcast)),
+            'detail' => \sprintf('%s clients in one room, median', number_format(JsonFields::float($settings, 'clients'))),
+            'nexus' => \sprintf('%s with 2 workers (%s–%s)%s', self::rate(JsonFields::float($nexusBroadcast, 'median')), self::rate(JsonFields::float($nexusBroadcast, 'min')), self::rate(JsonFields::float($nexusBroadcast, 'max')), self::closed($nexusBroadcast)),
+            'workerman' => \sprintf('%s with 1 worker%s', self::rate(JsonFields::float($workermanBroadcast, 'median')), self::closed($workermanBroadcast)),
             'target' => '',
             'met' => null,
-            'values' => [self::float($nexusBroadcast, 'median'), self::float($workermanBroadcast, 'median')],
+            'values' => [JsonFields::float($nexusBroadcast, 'median'), JsonFields::float($workermanBroadcast, 'median')],
             'marker' => null,
         ];
-        $idle = $this->section('idle');
-        $nexusIdle = self::sub($idle, 'nexus');
-        $deflateIdle = self::sub($idle, 'nexus-deflate');
-        $workermanIdle = self::sub($idle, 'workerman');
-        $bytes = self::float($nexusIdle, 'bytes_per_connection');
+        $idle = JsonFields::section($this->results, 'idle');
+        $nexusIdle = JsonFields::section($idle, 'nexus');
+        $deflateIdle = JsonFields::section($idle, 'nexus-deflate');
+        $workermanIdle = JsonFields::section($idle, 'workerman');
+        $bytes = JsonFields::float($nexusIdle, 'bytes_per_connection');
         $rows[] = [
-            'name' => \sprintf('PHP heap per idle connection, %s idle', number_format(self::float($nexusIdle, 'idle'))),
+            'name' => \sprintf('PHP heap per idle connection, %s idle', number_format(JsonFields::float($nexusIdle, 'idle'))),
             'short' => 'PHP heap per idle connection',
-            'detail' => \sprintf('%s idle; lower is better', number_format(self::float($nexusIdle, 'idle'))),
-            'nexus' => \sprintf('%s B (%s B with permessage-deflate agreed)', number_format($bytes), number_format(self::float($deflateIdle, 'bytes_per_connection'))),
-            'workerman' => \sprintf('%s B', number_format(self::float($workermanIdle, 'bytes_per_connection'))),
+            'detail' => \sprintf('%s idle; lower is better', number_format(JsonFields::float($nexusIdle, 'idle'))),
+            'nexus' => \sprintf('%s B (%s B with permessage-deflate agreed)', number_format($bytes), number_format(JsonFields::float($deflateIdle, 'bytes_per_connection'))),
+            'workerman' => \sprintf('%s B', number_format(JsonFields::float($workermanIdle, 'bytes_per_connection'))),
             'target' => '≤ 4 KB',
             'met' => $bytes > 0 && $bytes <= self::MEMORY_TARGET,
-            'values' => [$bytes, self::float($workermanIdle, 'bytes_per_connection')],
+            'values' => [$bytes, JsonFields::float($workermanIdle, 'bytes_per_connection')],
             'marker' => (float) self::MEMORY_TARGET,
         ];
-        $p99 = self::float($nexusIdle, 'p99_ms');
+        $p99 = JsonFields::float($nexusIdle, 'p99_ms');
         $rows[] = [
-            'name' => \sprintf('echo latency with %s idle connections open, p50 / p99', number_format(self::float($nexusIdle, 'idle'))),
+            'name' => \sprintf('echo latency with %s idle connections open, p50 / p99', number_format(JsonFields::float($nexusIdle, 'idle'))),
             'short' => 'echo p99 beside idle connections',
-            'detail' => \sprintf('%s idle open; lower is better', number_format(self::float($nexusIdle, 'idle'))),
-            'nexus' => \sprintf('%.2f / %.2f ms', self::float($nexusIdle, 'p50_ms'), $p99),
-            'workerman' => \sprintf('%.2f / %.2f ms', self::float($workermanIdle, 'p50_ms'), self::float($workermanIdle, 'p99_ms')),
+            'detail' => \sprintf('%s idle open; lower is better', number_format(JsonFields::float($nexusIdle, 'idle'))),
+            'nexus' => \sprintf('%.2f / %.2f ms', JsonFields::float($nexusIdle, 'p50_ms'), $p99),
+            'workerman' => \sprintf('%.2f / %.2f ms', JsonFields::float($workermanIdle, 'p50_ms'), JsonFields::float($workermanIdle, 'p99_ms')),
             'target' => '≤ 10 ms',
             'met' => $p99 > 0 && $p99 <= self::LATENCY_TARGET_MS,
-            'values' => [$p99, self::float($workermanIdle, 'p99_ms')],
+            'values' => [$p99, JsonFields::float($workermanIdle, 'p99_ms')],
             'marker' => self::LATENCY_TARGET_MS,
         ];
-        $many = self::sub($idle, 'nexus-many');
-        $manyCount = number_format(self::float($many, 'idle'));
+        $many = JsonFields::section($idle, 'nexus-many');
+        $manyCount = number_format(JsonFields::float($many, 'idle'));
         $skipped = isset($many['skipped']) && \is_scalar($many['skipped']) ? 'not measured: ' . $many['skipped'] : null;
-        $manyBytes = self::float($many, 'bytes_per_connection');
+        $manyBytes = JsonFields::float($many, 'bytes_per_connection');
         $rows[] = [
             'name' => "PHP heap per idle connection, {$manyCount} idle on one worker",
             'short' => "heap per connection at {$manyCount}",
@@ -159,27 +160,27 @@ final class WsReport
             'values' => [$skipped === null ? $manyBytes : null, null],
             'marker' => (float) self::MEMORY_TARGET,
         ];
-        $manyP99 = self::float($many, 'p99_ms');
+        $manyP99 = JsonFields::float($many, 'p99_ms');
         $rows[] = [
             'name' => "echo latency with {$manyCount} idle connections open on one worker, p50 / p99 / max",
             'short' => "echo p99 beside {$manyCount} idle",
             'detail' => 'one worker, epoll; lower is better',
-            'nexus' => $skipped ?? \sprintf('%.2f / %.2f / %.1f ms', self::float($many, 'p50_ms'), $manyP99, self::float($many, 'max_ms')),
+            'nexus' => $skipped ?? \sprintf('%.2f / %.2f / %.1f ms', JsonFields::float($many, 'p50_ms'), $manyP99, JsonFields::float($many, 'max_ms')),
             'workerman' => '—',
             'target' => '≤ 10 ms (p99)',
             'met' => $skipped === null && $manyP99 > 0 && $manyP99 <= self::LATENCY_TARGET_MS,
             'values' => [$skipped === null ? $manyP99 : null, null],
             'marker' => self::LATENCY_TARGET_MS,
         ];
-        $answered = self::float($many, 'all_answered');
+        $answered = JsonFields::float($many, 'all_answered');
         $rows[] = [
             'name' => 'idle connections on one worker that each got their echo, all at once',
             'short' => 'idle connections per worker',
             'detail' => '',
-            'nexus' => $skipped ?? \sprintf('%s of %s in %.2f s%s', number_format($answered), $manyCount, self::float($many, 'all_seconds'), self::float($many, 'closed') > 0 ? \sprintf(', %d closed by the server', (int) self::float($many, 'closed')) : ''),
+            'nexus' => $skipped ?? \sprintf('%s of %s in %.2f s%s', number_format($answered), $manyCount, JsonFields::float($many, 'all_seconds'), JsonFields::float($many, 'closed') > 0 ? \sprintf(', %d closed by the server', (int) JsonFields::float($many, 'closed')) : ''),
             'workerman' => '—',
             'target' => '10,000',
-            'met' => $skipped === null && $answered >= 10_000 && $answered >= self::float($many, 'idle'),
+            'met' => $skipped === null && $answered >= 10_000 && $answered >= JsonFields::float($many, 'idle'),
             'values' => [$answered, null],
             'marker' => null,
         ];
@@ -224,51 +225,14 @@ final class WsReport
      */
     private static function closed(array $section): string
     {
-        $closed = (int) self::float($section, 'closed');
+        $closed = (int) JsonFields::float($section, 'closed');
 
         return $closed === 0 ? '' : ", {$closed} clients closed for not reading";
     }
 
-    /**
-     * @return array<string, mixed>
-     */
-    private function section(string $name): array
-    {
-        return self::sub($this->results, $name);
-    }
 
-    /**
-     * @param array<string, mixed> $parent
-     *
-     * @return array<string, mixed>
-     */
-    private static function sub(array $parent, string $name): array
-    {
-        $section = $parent[$name] ?? [];
-        $typed = [];
-        foreach (\is_array($section) ? $section : [] as $key => $value) {
-            $typed[(string) $key] = $value;
-        }
 
-        return $typed;
-    }
 
-    /**
-     * @param array<string, mixed> $section
-     */
-    private static function float(array $section, string $key): float
-    {
-        $value = $section[$key] ?? 0;
-
-        return is_numeric($value) ? (float) $value : 0.0;
-    }
-
-    private function string(string $key): string
-    {
-        $value = $this->results[$key] ?? '';
-
-        return \is_scalar($value) ? (string) $value : '';
-    }
 
     private static function rate(float $value): string
     {

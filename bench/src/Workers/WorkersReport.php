@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Bench\Workers;
 
 use Nexus\Bench\ChartRow;
+use Nexus\Bench\JsonFields;
 use Nexus\Bench\ReportFiles;
 use Nexus\Bench\SvgBarChart;
 
@@ -38,11 +39,11 @@ final class WorkersReport
     {
         $section = \sprintf(
             "\nMeasured %s with `%s` (PHP %s, %s, %d cores; worker processes, real Unix sockets between them).\n\n%s\n%s\n![worker pool benchmarks](img/workers-bench.svg)\n\n",
-            $this->string('date'),
+            JsonFields::string($this->results, 'date'),
             $command,
-            $this->string('php'),
+            JsonFields::string($this->results, 'php'),
             ($this->results['jit'] ?? false) === true ? 'tracing JIT' : 'no JIT',
-            $this->int('cores'),
+            JsonFields::int($this->results, 'cores'),
             $this->table(),
             $this->httpNote(),
         );
@@ -63,26 +64,26 @@ final class WorkersReport
      */
     private function rows(): array
     {
-        $m = $this->section('messaging');
+        $m = JsonFields::section($this->results, 'messaging');
         $rows = [];
-        $pair = self::float($m, 'pair_msgs_per_s');
-        $rows[] = ['cross-worker tell, one worker pair', self::rate($pair) . ' msgs/s', self::rate(self::float($m, 'local_msgs_per_s')) . ' msgs/s', '≥ 1M msgs/s', '260K msgs/s', $pair >= 1e6];
-        $rtt = self::float($m, 'ask_rtt_us');
+        $pair = JsonFields::float($m, 'pair_msgs_per_s');
+        $rows[] = ['cross-worker tell, one worker pair', self::rate($pair) . ' msgs/s', self::rate(JsonFields::float($m, 'local_msgs_per_s')) . ' msgs/s', '≥ 1M msgs/s', '260K msgs/s', $pair >= 1e6];
+        $rtt = JsonFields::float($m, 'ask_rtt_us');
         $rows[] = [
             'cross-worker ask round trip',
             \sprintf('%.1f µs', $rtt),
-            \sprintf('%.1f µs (bare process ping-pong: %.1f µs)', self::float($m, 'local_ask_rtt_us'), self::float($this->results, 'raw_pingpong_us')),
+            \sprintf('%.1f µs (bare process ping-pong: %.1f µs)', JsonFields::float($m, 'local_ask_rtt_us'), JsonFields::float($this->results, 'raw_pingpong_us')),
             '≤ 20 µs', '20 µs', $rtt > 0 && $rtt <= 20.0,
         ];
         $rows[] = [
             'fan-out: 5,000 messages to every worker',
-            \sprintf('%.1f ms (%s msgs/s)', self::float($m, 'fanout_ms'), self::rate(self::float($m, 'fanout_msgs_per_s'))),
+            \sprintf('%.1f ms (%s msgs/s)', JsonFields::float($m, 'fanout_ms'), self::rate(JsonFields::float($m, 'fanout_msgs_per_s'))),
             '', '', '', null,
         ];
-        $one = self::float($this->section('world_1'), 'orders_per_s');
-        $two = self::float($this->section('world_2'), 'orders_per_s');
+        $one = JsonFields::float(JsonFields::section($this->results, 'world_1'), 'orders_per_s');
+        $two = JsonFields::float(JsonFields::section($this->results, 'world_2'), 'orders_per_s');
         $rows[] = ['world: orders/s with 2 workers (best of 3 runs)', self::rate($two) . ' orders/s', self::rate($one) . ' orders/s (1 worker)', '', '', null];
-        $ceiling = self::float($this->section('world_local_2'), 'orders_per_s');
+        $ceiling = JsonFields::float(JsonFields::section($this->results, 'world_local_2'), 'orders_per_s');
         $rows[] = [
             'world: 2 workers / 1 worker',
             \sprintf('%.2fx', $one > 0 ? $two / $one : 0),
@@ -90,14 +91,14 @@ final class WorkersReport
             '≥ 1.6x', '', $one > 0 && $two / $one >= 1.6,
         ];
         if (isset($this->results['http_1'], $this->results['http_2'])) {
-            $h1 = self::float($this->section('http_1'), 'rps');
-            $h2 = self::float($this->section('http_2'), 'rps');
+            $h1 = JsonFields::float(JsonFields::section($this->results, 'http_1'), 'rps');
+            $h2 = JsonFields::float(JsonFields::section($this->results, 'http_2'), 'rps');
             $rows[] = ['HTTP GET /: RPS with 2 workers', self::rate($h2) . ' RPS', self::rate($h1) . ' RPS (1 worker)', '', '', null];
             $rows[] = ['HTTP GET /: 2 workers / 1 worker', \sprintf('%.2fx', $h1 > 0 ? $h2 / $h1 : 0), '', '≥ 1.5x', '', $h1 > 0 && $h2 / $h1 >= 1.5];
         }
         if (isset($this->results['http_work_1'], $this->results['http_work_2'])) {
-            $w1 = self::float($this->section('http_work_1'), 'rps');
-            $w2 = self::float($this->section('http_work_2'), 'rps');
+            $w1 = JsonFields::float(JsonFields::section($this->results, 'http_work_1'), 'rps');
+            $w2 = JsonFields::float(JsonFields::section($this->results, 'http_work_2'), 'rps');
             $rows[] = ['HTTP GET /work (100 µs CPU): RPS with 2 workers', self::rate($w2) . ' RPS', self::rate($w1) . ' RPS (1 worker)', '', '', null];
             $rows[] = ['HTTP GET /work: 2 workers / 1 worker', \sprintf('%.2fx', $w1 > 0 ? $w2 / $w1 : 0), '', '≥ 1.5x', '', $w1 > 0 && $w2 / $w1 >= 1.5];
         }
@@ -115,15 +116,15 @@ final class WorkersReport
             if (!isset($this->results[$key])) {
                 continue;
             }
-            $h = $this->section($key);
-            $seconds = max(1, self::float($h, 'seconds'));
+            $h = JsonFields::section($this->results, $key);
+            $seconds = max(1, JsonFields::float($h, 'seconds'));
             $notes[] = \sprintf(
                 '%s: wrk took %.0f%% of a core and the server %.0f%% (p99 %s ms, %d errors)',
                 $label,
-                self::float($h, 'wrk_cpu_s') / $seconds * 100,
-                self::float($h, 'server_cpu_s') / $seconds * 100,
+                JsonFields::float($h, 'wrk_cpu_s') / $seconds * 100,
+                JsonFields::float($h, 'server_cpu_s') / $seconds * 100,
                 isset($h['p99_ms']) && is_numeric($h['p99_ms']) ? number_format((float) $h['p99_ms'], 2) : '—',
-                (int) self::float($h, 'errors'),
+                (int) JsonFields::float($h, 'errors'),
             );
         }
 
@@ -147,43 +148,9 @@ final class WorkersReport
         return (new SvgBarChart('Nexus worker pool (make bench-workers)', ['Nexus'], 'target', 'Bars: measured; dashed line: target.'))->render($rows);
     }
 
-    /**
-     * @return array<string, mixed>
-     */
-    private function section(string $name): array
-    {
-        $section = $this->results[$name] ?? [];
-        $typed = [];
-        foreach (\is_array($section) ? $section : [] as $key => $value) {
-            $typed[(string) $key] = $value;
-        }
 
-        return $typed;
-    }
 
-    /**
-     * @param array<string, mixed> $section
-     */
-    private static function float(array $section, string $key): float
-    {
-        $value = $section[$key] ?? 0;
 
-        return is_numeric($value) ? (float) $value : 0.0;
-    }
-
-    private function string(string $key): string
-    {
-        $value = $this->results[$key] ?? '';
-
-        return \is_scalar($value) ? (string) $value : '';
-    }
-
-    private function int(string $key): int
-    {
-        $value = $this->results[$key] ?? 0;
-
-        return is_numeric($value) ? (int) $value : 0;
-    }
 
     private static function rate(float $value): string
     {
