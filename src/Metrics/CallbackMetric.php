@@ -70,13 +70,7 @@ final class CallbackMetric
                         || \count($row[0]) !== $this->labelCount || !array_is_list($row[0])) {
                         throw new LabelValuesException(\sprintf('returned a row that is not [list of %d label value(s), number]', $this->labelCount));
                     }
-                    $values = [];
-                    foreach ($row[0] as $value) {
-                        if (!\is_string($value) || \strlen($value) > Metric::MAX_LABEL_VALUE_BYTES || !mb_check_encoding($value, 'UTF-8')) {
-                            throw new LabelValuesException('returned a label value that is not a short UTF-8 string');
-                        }
-                        $values[] = $value;
-                    }
+                    $values = self::labelValues($row[0]);
                     if (\count($series) >= $this->maxSeries) {
                         ($this->onDrop)($this->name);
                         $overflow = ($overflow ?? 0) + $row[1];
@@ -128,13 +122,7 @@ final class CallbackMetric
                     }
                     $counts[] = $count;
                 }
-                $values = [];
-                foreach ($row[0] as $value) {
-                    if (!\is_string($value) || \strlen($value) > Metric::MAX_LABEL_VALUE_BYTES || !mb_check_encoding($value, 'UTF-8')) {
-                        throw new LabelValuesException('returned a label value that is not a short UTF-8 string');
-                    }
-                    $values[] = $value;
-                }
+                $values = self::labelValues($row[0]);
                 if (\count($series) >= $this->maxSeries) {
                     ($this->onDrop)($this->name);
                     if ($overflow === null) {
@@ -166,5 +154,27 @@ final class CallbackMetric
             'overflowLabels' => [],
             'overflow' => $overflow === null ? [] : [$overflow],
         ];
+    }
+
+    /**
+     * The label values of a row the callback returned, each checked.
+     *
+     * @param array<mixed> $raw
+     *
+     * @return list<string>
+     *
+     * @throws LabelValuesException a value that is not a short UTF-8 string
+     */
+    private static function labelValues(array $raw): array
+    {
+        $values = [];
+        foreach ($raw as $value) {
+            if (!\is_string($value) || \strlen($value) > Metric::MAX_LABEL_VALUE_BYTES || !mb_check_encoding($value, 'UTF-8')) {
+                throw new LabelValuesException('returned a label value that is not a short UTF-8 string');
+            }
+            $values[] = $value;
+        }
+
+        return $values;
     }
 }
