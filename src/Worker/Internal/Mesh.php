@@ -636,17 +636,7 @@ final class Mesh implements LinkHost
     {
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->system->loop);
-        $stats = $this->system->stats;
-        $address = $this->replies->forAsk($deferred, $timeout, static function () use ($stats, $path, $timeout, $message): AskTimeoutException {
-            ++$stats->askTimeouts;
-
-            return new AskTimeoutException(\sprintf(
-                'No reply from %s within %.3f s to %s.',
-                $path,
-                $timeout,
-                get_debug_type($message instanceof Traced ? $message->message : $message),
-            ));
-        });
+        $address = $this->replies->forAsk($deferred, $timeout, $this->askTimeout($path, null, $timeout, $message));
         try {
             $this->sendPlaced($path, $message, $this->remoteRef($this->id, $address));
         } catch (\Throwable $e) {
@@ -701,18 +691,7 @@ final class Mesh implements LinkHost
     {
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->system->loop);
-        $stats = $this->system->stats;
-        $address = $this->replies->forAsk($deferred, $timeout, static function () use ($stats, $path, $worker, $timeout, $message): AskTimeoutException {
-            ++$stats->askTimeouts;
-
-            return new AskTimeoutException(\sprintf(
-                'No reply from %s on %s within %.3f s to %s.',
-                $path,
-                Slots::describe($worker),
-                $timeout,
-                get_debug_type($message instanceof Traced ? $message->message : $message),
-            ));
-        });
+        $address = $this->replies->forAsk($deferred, $timeout, $this->askTimeout($path, $worker, $timeout, $message));
         try {
             $this->send($worker, $path, $message, $this->remoteRef($this->id, $address));
         } catch (\Throwable $e) {
@@ -1044,5 +1023,29 @@ final class Mesh implements LinkHost
             self::PREDECESSOR => 'successor',
             default => 'peer',
         });
+    }
+
+    /**
+     * What an ask across the mesh fails with when no reply came in time (counted in the actor
+     * system's stats): the message names the recipient, its slot when known (a placed actor's
+     * is not), the timeout and the message's type.
+     *
+     * @return \Closure(): AskTimeoutException
+     */
+    private function askTimeout(string $path, ?int $worker, float $timeout, mixed $message): \Closure
+    {
+        $stats = $this->system->stats;
+
+        return static function () use ($stats, $path, $worker, $timeout, $message): AskTimeoutException {
+            ++$stats->askTimeouts;
+
+            return new AskTimeoutException(\sprintf(
+                'No reply from %s%s within %.3f s to %s.',
+                $path,
+                $worker === null ? '' : ' on ' . Slots::describe($worker),
+                $timeout,
+                get_debug_type($message instanceof Traced ? $message->message : $message),
+            ));
+        };
     }
 }
