@@ -7,6 +7,9 @@ namespace Nexus\Cluster;
 use Nexus\Cluster\Etcd\EtcdClient;
 use Nexus\Cluster\Etcd\EtcdMembership;
 use Nexus\Cluster\Exception\ClusterConfigurationException;
+use Nexus\Cluster\Exception\EtcdUnavailableException;
+use Nexus\Cluster\Exception\EtcdWaitExpiredException;
+use Nexus\Cluster\Exception\JoinInterruptedException;
 use Nexus\Cluster\Exception\StoreMismatchException;
 use Nexus\Persistence\StoreLocation;
 use Nexus\Runtime\Deferred;
@@ -21,7 +24,9 @@ use Psr\Log\LoggerInterface;
  * answers it turns into the node's applied mark.
  *
  * - Join: the store's identity (StoreIdentity) must be the one the cluster recorded in etcd (the
- *   first node records its own), else StoreMismatchException: the node does not join.
+ *   first node records its own), else StoreMismatchException: the node does not join. While etcd
+ *   does not answer, join() keeps trying (0.2 s doubling to 5 s; bounded by joinWait when set)
+ *   and the node is not ready; SIGTERM or SIGINT ends the wait at once.
  * - Fenced (the lease could expire): every worker is told to stop hosting; the node tries to join
  *   again every REJOIN_EVERY seconds, and once it has, as a new incarnation, the pool replaces its
  *   workers by ones with the new node number ($onRejoined).
@@ -33,6 +38,11 @@ final class ClusterNode
 {
     private const REJOIN_EVERY = 1.0;
     private const STATS_EVERY = 2.0;
+    /** Waiting for etcd at start: the first pause between tries, doubled up to RETRY_MAX. */
+    private const RETRY_FIRST = 0.2;
+    private const RETRY_MAX = 5.0;
+    /** Seconds between the log lines that say the node still waits for etcd. */
+    private const WAIT_LOG_EVERY = 10.0;
 
     private readonly EtcdClient $etcd;
     private readonly MembershipProvider $membership;
@@ -45,6 +55,10 @@ final class ClusterNode
     private ?Member $self = null;
     private ?View $view = null;
     private ?string $fenced = null;
+    /** The last error from etcd while the node waits for it to join the first time. */
+    private ?string $waitingFor = null;
+    /** The signal that stopped the process while it waited for etcd (join()). */
+    private ?string $interruptedBy = null;
     private int $workers = 0;
     /** @var array<int, int> the generation of each worker that counts, by worker */
     private array $generations = [];
@@ -153,6 +167,9 @@ final class ClusterNode
         if ($this->leaving) {
             return [false, 'leaving the cluster'];
         }
+        if ($this->waitingFor !== null) {
+            return [false, "waiting for etcd at {$this->options->etcd} to join: {$this->waitingFor}"];
+        }
         $self = $this->self;
         $view = $this->view;
         if ($self === null || $view === null || $view->member($self->incarnation) === null) {
@@ -165,34 +182,163 @@ final class ClusterNode
     /**
      * Checks the store and joins the cluster; awaits (call it before the workers are forked).
      *
+     * While etcd does not answer (EtcdUnavailableException) it keeps trying, every RETRY_FIRST
+     * seconds doubling up to RETRY_MAX, with a log line when it starts waiting and one every
+     * WAIT_LOG_EVERY seconds (the endpoint, the last error); readiness() says so meanwhile. It
+     * gives up after ClusterOptions::$joinWait seconds when that is not 0, and returns at once
+     * on SIGTERM or SIGINT (JoinInterruptedException): the loop runs meanwhile (an admin
+     * listener answers), but nothing else of the node does.
+     *
      * @throws StoreMismatchException
-     * @throws \Nexus\Cluster\Exception\ClusterException when etcd cannot be reached
+     * @throws EtcdWaitExpiredException when etcd did not answer within joinWait
+     * @throws JoinInterruptedException when the process was told to stop while it waited
+     * @throws \Nexus\Cluster\Exception\ClusterException when etcd answers with an error
      * @throws \Nexus\Persistence\Exception\PersistenceException when the store cannot be read
      */
     public function join(): int
     {
         $store = $this->store->openStore($this->loop);
         try {
-            $this->storeId = $loopStore = StoreIdentity::of($store);
+            $this->storeId = StoreIdentity::of($store);
         } finally {
             $store->close();
         }
-        $recorded = $this->etcd->createIfAbsent($this->options->prefix . 'store', $loopStore)->await();
-        if ($recorded->value !== $this->storeId) {
-            throw new StoreMismatchException(\sprintf(
-                "This node's store (%s, identity %s) is not the one the cluster's members share (identity %s): give every node the same --store (PostgreSQL), or for nodes on one machine the same --data-dir.",
-                $this->store->describe(),
-                $this->storeId,
-                $recorded->value,
-            ));
+        /** @var Deferred<null>|null $wake */
+        $wake = null;
+        $signals = [];
+        foreach ([\SIGTERM => 'SIGTERM', \SIGINT => 'SIGINT'] as $signo => $name) {
+            $signals[] = $this->loop->onSignal($signo, function () use ($name, &$wake): void {
+                $this->interruptedBy = $name;
+                $wake?->tryResolve(null);
+            });
         }
-        $this->secret = $this->options->secret
-            ?? $this->etcd->createIfAbsent($this->options->prefix . 'secret', bin2hex(random_bytes(32)))->await()->value;
-        $this->register()->await();
+        $endpoint = $this->options->etcd;
+        $started = $this->loop->now();
+        $delay = self::RETRY_FIRST;
+        $loggedAt = null;
+        try {
+            while (true) {
+                $attempt = $this->attemptJoin();
+                $wake = new Deferred($this->loop);
+                $attempt->onSettle(static function () use ($wake): void {
+                    $wake->tryResolve(null);
+                });
+                $signal = $this->awaitUnlessSignalled($wake);
+                if ($signal !== null) {
+                    $attempt->ignore();
+
+                    throw $this->interrupted($signal, $started);
+                }
+                try {
+                    $attempt->await();
+                    break;
+                } catch (EtcdUnavailableException $e) {
+                    $this->waitingFor = $e->getMessage();
+                }
+                $waited = $this->loop->now() - $started;
+                $wait = $this->options->joinWait;
+                if ($wait > 0.0 && $waited >= $wait) {
+                    throw new EtcdWaitExpiredException(\sprintf(
+                        'etcd at %s did not answer within --cluster-wait=%s s (last error: %s): start etcd, check --cluster, or give a longer --cluster-wait (0 waits forever).',
+                        $endpoint,
+                        $wait,
+                        $this->waitingFor,
+                    ));
+                }
+                if ($loggedAt === null) {
+                    $this->logger->warning('Node {node} cannot reach etcd at {endpoint} ({error}); waiting for it before it joins (retrying every {first} s up to {max} s{limit}); it serves nothing meanwhile and /readyz says not ready.', [
+                        'node' => $this->options->node,
+                        'endpoint' => $endpoint,
+                        'error' => $this->waitingFor,
+                        'first' => self::RETRY_FIRST,
+                        'max' => self::RETRY_MAX,
+                        'limit' => $wait > 0.0 ? ", for at most {$wait} s" : '',
+                    ]);
+                    $loggedAt = $this->loop->now();
+                } elseif ($this->loop->now() - $loggedAt >= self::WAIT_LOG_EVERY) {
+                    $this->logger->warning('Node {node} still waits for etcd at {endpoint} after {waited} s: {error}', [
+                        'node' => $this->options->node,
+                        'endpoint' => $endpoint,
+                        'waited' => (int) round($waited),
+                        'error' => $this->waitingFor,
+                    ]);
+                    $loggedAt = $this->loop->now();
+                }
+                $pause = $wait > 0.0 ? max(0.0, min($delay, $wait - $waited)) : $delay;
+                $wake = new Deferred($this->loop);
+                $timer = $this->loop->delay($pause, static function () use ($wake): void {
+                    $wake->tryResolve(null);
+                });
+                $signal = $this->awaitUnlessSignalled($wake);
+                $this->loop->cancel($timer);
+                if ($signal !== null) {
+                    throw $this->interrupted($signal, $started);
+                }
+                $delay = min($delay * 2, self::RETRY_MAX);
+            }
+        } finally {
+            foreach ($signals as $signal) {
+                $this->loop->cancel($signal);
+            }
+        }
+        if ($loggedAt !== null) {
+            $this->logger->info('etcd at {endpoint} answered after {waited} s.', ['endpoint' => $endpoint, 'waited' => round($this->loop->now() - $started, 1)]);
+        }
+        $this->waitingFor = null;
         $this->statsTimer = $this->loop->repeat(self::STATS_EVERY, $this->publishStats(...));
         $this->loop->unreference($this->statsTimer);
 
         return $this->node();
+    }
+
+    /**
+     * Runs the loop until $wake settles (an attempt ended, a pause passed, or a signal came).
+     *
+     * @param Deferred<mixed> $wake
+     *
+     * @return string|null the signal that came meanwhile (SIGTERM, SIGINT), if one did
+     */
+    private function awaitUnlessSignalled(Deferred $wake): ?string
+    {
+        $wake->future()->await();
+
+        return $this->interruptedBy;
+    }
+
+    private function interrupted(string $signal, float $started): JoinInterruptedException
+    {
+        return new JoinInterruptedException($signal, \sprintf(
+            '%s while waiting for etcd at %s (%.1f s, last error: %s): the node never joined and served nothing; stopped.',
+            $signal,
+            $this->options->etcd,
+            $this->loop->now() - $started,
+            $this->waitingFor ?? 'none yet',
+        ));
+    }
+
+    /**
+     * One try at the etcd side of the join: the store recorded, the secret, the membership.
+     *
+     * @return Future<null>
+     */
+    private function attemptJoin(): Future
+    {
+        return $this->loop->async(function (): null {
+            $recorded = $this->etcd->createIfAbsent($this->options->prefix . 'store', $this->storeId)->await();
+            if ($recorded->value !== $this->storeId) {
+                throw new StoreMismatchException(\sprintf(
+                    "This node's store (%s, identity %s) is not the one the cluster's members share (identity %s): give every node the same --store (PostgreSQL), or for nodes on one machine the same --data-dir.",
+                    $this->store->describe(),
+                    $this->storeId,
+                    $recorded->value,
+                ));
+            }
+            $this->secret = $this->options->secret
+                ?? $this->etcd->createIfAbsent($this->options->prefix . 'secret', bin2hex(random_bytes(32)))->await()->value;
+            $this->register()->await();
+
+            return null;
+        });
     }
 
     /**
