@@ -173,7 +173,7 @@ final class ServeCommand implements Command, HasUsage
         if ($options->admin !== null) {
             // The admin listener lives in the master: it asks the workers for their figures over
             // their control channels (PoolView), so that it answers while any worker is stuck.
-            $view = new PoolView($pool);
+            $view = new PoolView($pool, cluster: $cluster);
             $checks = StandaloneAdmin::checks($pool->loop(), $store)->add('workers', static function () use ($view): CheckResult {
                 [$ok, $detail] = $view->workersUp();
 

@@ -7,7 +7,6 @@ namespace Nexus\Cluster;
 use Nexus\Cluster\Etcd\EtcdClient;
 use Nexus\Cluster\Etcd\EtcdMembership;
 use Nexus\Cluster\Exception\ClusterConfigurationException;
-use Nexus\Cluster\Exception\EtcdUnavailableException;
 use Nexus\Cluster\Exception\EtcdWaitExpiredException;
 use Nexus\Cluster\Exception\JoinInterruptedException;
 use Nexus\Cluster\Exception\StoreMismatchException;
@@ -38,11 +37,8 @@ final class ClusterNode
 {
     private const REJOIN_EVERY = 1.0;
     private const STATS_EVERY = 2.0;
-    /** Waiting for etcd at start: the first pause between tries, doubled up to RETRY_MAX. */
-    private const RETRY_FIRST = 0.2;
-    private const RETRY_MAX = 5.0;
-    /** Seconds between the log lines that say the node still waits for etcd. */
-    private const WAIT_LOG_EVERY = 10.0;
+    /** The most members membership() lists (the admin view's bound). */
+    public const MAX_MEMBERS_SHOWN = 256;
 
     private readonly EtcdClient $etcd;
     private readonly MembershipProvider $membership;
@@ -55,10 +51,8 @@ final class ClusterNode
     private ?Member $self = null;
     private ?View $view = null;
     private ?string $fenced = null;
-    /** The last error from etcd while the node waits for it to join the first time. */
-    private ?string $waitingFor = null;
-    /** The signal that stopped the process while it waited for etcd (join()). */
-    private ?string $interruptedBy = null;
+    /** The wait for etcd as the node starts (join()). */
+    private ?EtcdWait $wait = null;
     private int $workers = 0;
     /** @var array<int, int> the generation of each worker that counts, by worker */
     private array $generations = [];
@@ -167,8 +161,9 @@ final class ClusterNode
         if ($this->leaving) {
             return [false, 'leaving the cluster'];
         }
-        if ($this->waitingFor !== null) {
-            return [false, "waiting for etcd at {$this->options->etcd} to join: {$this->waitingFor}"];
+        $waitingFor = $this->wait?->lastError();
+        if ($waitingFor !== null) {
+            return [false, "waiting for etcd at {$this->options->etcd} to join: {$waitingFor}"];
         }
         $self = $this->self;
         $view = $this->view;
@@ -180,14 +175,83 @@ final class ClusterNode
     }
 
     /**
+     * This node's membership as the admin view shows it: its own state, the view's revision and
+     * its members (at most MAX_MEMBERS_SHOWN of them, in incarnation order; `total` counts all),
+     * this node marked `self`. Cheap: read from the view in hand, nothing asked of etcd.
+     *
+     * @return array{node: string, incarnation: int, state: string, detail: string, revision: int, settled: bool, total: int, members: list<array{node: string, incarnation: int, address: string, workers: int, self: bool, state: string}>}
+     */
+    public function membership(): array
+    {
+        $view = $this->view;
+        $incarnation = $this->node();
+        $members = [];
+        foreach ($view === null ? [] : $view->members as $member) {
+            if (\count($members) >= self::MAX_MEMBERS_SHOWN) {
+                break;
+            }
+            $self = $member->incarnation === $incarnation;
+            $members[] = [
+                'node' => $member->name,
+                'incarnation' => $member->incarnation,
+                'address' => preg_replace('#^tcp://#', '', $member->workers[0] ?? '') ?? '',
+                'workers' => \count($member->workers),
+                'self' => $self,
+                'state' => ($self ? $this->state() : self::stateOf($member))->value,
+            ];
+        }
+        [, $detail] = $this->readiness();
+
+        return [
+            'node' => $this->options->node,
+            'incarnation' => $incarnation,
+            'state' => $this->state()->value,
+            'detail' => $detail,
+            'revision' => $view->revision ?? 0,
+            'settled' => $view !== null && $view->settled(),
+            'total' => $view === null ? 0 : \count($view->members),
+            'members' => $members,
+        ];
+    }
+
+    /**
+     * Where this node stands now.
+     */
+    public function state(): MemberState
+    {
+        if ($this->fenced !== null) {
+            return MemberState::Fenced;
+        }
+        $self = $this->self;
+        $mine = $self === null ? null : $this->view?->member($self->incarnation);
+        if ($this->leaving || $mine?->leaving === true) {
+            return MemberState::Leaving;
+        }
+        if ($mine === null || $this->wait?->lastError() !== null) {
+            return MemberState::Joining;
+        }
+
+        return self::stateOf($mine);
+    }
+
+    private static function stateOf(Member $member): MemberState
+    {
+        if ($member->leaving) {
+            return MemberState::Leaving;
+        }
+
+        // It has applied the view that added it once its applied mark covers its own join.
+        return $member->applied >= $member->incarnation ? MemberState::Member : MemberState::Joining;
+    }
+
+    /**
      * Checks the store and joins the cluster; awaits (call it before the workers are forked).
      *
-     * While etcd does not answer (EtcdUnavailableException) it keeps trying, every RETRY_FIRST
-     * seconds doubling up to RETRY_MAX, with a log line when it starts waiting and one every
-     * WAIT_LOG_EVERY seconds (the endpoint, the last error); readiness() says so meanwhile. It
-     * gives up after ClusterOptions::$joinWait seconds when that is not 0, and returns at once
-     * on SIGTERM or SIGINT (JoinInterruptedException): the loop runs meanwhile (an admin
-     * listener answers), but nothing else of the node does.
+     * While etcd does not answer (EtcdUnavailableException) it keeps trying (EtcdWait: 0.2 s
+     * doubling to 5 s, logged); readiness() says so meanwhile. It gives up after
+     * ClusterOptions::$joinWait seconds when that is not 0, and returns at once on SIGTERM or
+     * SIGINT (JoinInterruptedException): the loop runs meanwhile (an admin listener answers), but
+     * nothing else of the node does.
      *
      * @throws StoreMismatchException
      * @throws EtcdWaitExpiredException when etcd did not answer within joinWait
@@ -203,117 +267,12 @@ final class ClusterNode
         } finally {
             $store->close();
         }
-        /** @var Deferred<null>|null $wake */
-        $wake = null;
-        $signals = [];
-        foreach ([\SIGTERM => 'SIGTERM', \SIGINT => 'SIGINT'] as $signo => $name) {
-            $signals[] = $this->loop->onSignal($signo, function () use ($name, &$wake): void {
-                $this->interruptedBy = $name;
-                $wake?->tryResolve(null);
-            });
-        }
-        $endpoint = $this->options->etcd;
-        $started = $this->loop->now();
-        $delay = self::RETRY_FIRST;
-        $loggedAt = null;
-        try {
-            while (true) {
-                $attempt = $this->attemptJoin();
-                $wake = new Deferred($this->loop);
-                $attempt->onSettle(static function () use ($wake): void {
-                    $wake->tryResolve(null);
-                });
-                $signal = $this->awaitUnlessSignalled($wake);
-                if ($signal !== null) {
-                    $attempt->ignore();
-
-                    throw $this->interrupted($signal, $started);
-                }
-                try {
-                    $attempt->await();
-                    break;
-                } catch (EtcdUnavailableException $e) {
-                    $this->waitingFor = $e->getMessage();
-                }
-                $waited = $this->loop->now() - $started;
-                $wait = $this->options->joinWait;
-                if ($wait > 0.0 && $waited >= $wait) {
-                    throw new EtcdWaitExpiredException(\sprintf(
-                        'etcd at %s did not answer within --cluster-wait=%s s (last error: %s): start etcd, check --cluster, or give a longer --cluster-wait (0 waits forever).',
-                        $endpoint,
-                        $wait,
-                        $this->waitingFor,
-                    ));
-                }
-                if ($loggedAt === null) {
-                    $this->logger->warning('Node {node} cannot reach etcd at {endpoint} ({error}); waiting for it before it joins (retrying every {first} s up to {max} s{limit}); it serves nothing meanwhile and /readyz says not ready.', [
-                        'node' => $this->options->node,
-                        'endpoint' => $endpoint,
-                        'error' => $this->waitingFor,
-                        'first' => self::RETRY_FIRST,
-                        'max' => self::RETRY_MAX,
-                        'limit' => $wait > 0.0 ? ", for at most {$wait} s" : '',
-                    ]);
-                    $loggedAt = $this->loop->now();
-                } elseif ($this->loop->now() - $loggedAt >= self::WAIT_LOG_EVERY) {
-                    $this->logger->warning('Node {node} still waits for etcd at {endpoint} after {waited} s: {error}', [
-                        'node' => $this->options->node,
-                        'endpoint' => $endpoint,
-                        'waited' => (int) round($waited),
-                        'error' => $this->waitingFor,
-                    ]);
-                    $loggedAt = $this->loop->now();
-                }
-                $pause = $wait > 0.0 ? max(0.0, min($delay, $wait - $waited)) : $delay;
-                $wake = new Deferred($this->loop);
-                $timer = $this->loop->delay($pause, static function () use ($wake): void {
-                    $wake->tryResolve(null);
-                });
-                $signal = $this->awaitUnlessSignalled($wake);
-                $this->loop->cancel($timer);
-                if ($signal !== null) {
-                    throw $this->interrupted($signal, $started);
-                }
-                $delay = min($delay * 2, self::RETRY_MAX);
-            }
-        } finally {
-            foreach ($signals as $signal) {
-                $this->loop->cancel($signal);
-            }
-        }
-        if ($loggedAt !== null) {
-            $this->logger->info('etcd at {endpoint} answered after {waited} s.', ['endpoint' => $endpoint, 'waited' => round($this->loop->now() - $started, 1)]);
-        }
-        $this->waitingFor = null;
+        $this->wait = new EtcdWait($this->loop, $this->options->node, $this->options->etcd, $this->options->joinWait, $this->logger);
+        $this->wait->run($this->attemptJoin(...));
         $this->statsTimer = $this->loop->repeat(self::STATS_EVERY, $this->publishStats(...));
         $this->loop->unreference($this->statsTimer);
 
         return $this->node();
-    }
-
-    /**
-     * Runs the loop until $wake settles (an attempt ended, a pause passed, or a signal came).
-     *
-     * @param Deferred<mixed> $wake
-     *
-     * @return string|null the signal that came meanwhile (SIGTERM, SIGINT), if one did
-     */
-    private function awaitUnlessSignalled(Deferred $wake): ?string
-    {
-        $wake->future()->await();
-
-        return $this->interruptedBy;
-    }
-
-    private function interrupted(string $signal, float $started): JoinInterruptedException
-    {
-        return new JoinInterruptedException($signal, \sprintf(
-            '%s while waiting for etcd at %s (%.1f s, last error: %s): the node never joined and served nothing; stopped.',
-            $signal,
-            $this->options->etcd,
-            $this->loop->now() - $started,
-            $this->waitingFor ?? 'none yet',
-        ));
     }
 
     /**

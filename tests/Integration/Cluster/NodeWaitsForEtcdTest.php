@@ -72,6 +72,10 @@ final class NodeWaitsForEtcdTest extends TestCase
             $this->pollUntil(static fn(): bool => str_contains($node->logText(), 'cannot reach etcd at '), 30.0);
             self::assertTrue($node->isRunning(), "node {$node->name} keeps waiting:\n" . $node->logText());
             self::assertStringNotContainsString('Nexus is serving', $node->output(), 'it serves nothing before it has joined');
+            /** @var array{cluster?: array{state?: string, members?: list<mixed>}}|null $frame */
+            $frame = json_decode((string) @file_get_contents("{$admin}/feed.json"), true);
+            self::assertSame('joining', $frame['cluster']['state'] ?? null, 'the admin view shows the node joining');
+            self::assertSame([], $frame['cluster']['members'] ?? null, 'no view of the cluster yet');
         }
 
         \assert($this->etcd !== null);
