@@ -346,10 +346,11 @@ final class ServeCommand implements Command, HasUsage
                               (default 0: it keeps trying until etcd answers or it is stopped; it
                               serves nothing and /readyz says not ready meanwhile)
               --cluster-tls-cert, --cluster-tls-key, --cluster-tls-ca
-                              TLS on the links between nodes (all three or none; PEM files): this node's
-                              certificate and key, and the CA that signed every node's certificate. A
-                              node checks the certificate of each node it links to; every node of the
-                              cluster needs TLS, or none (a TLS node refuses a plaintext one)
+                              mutual TLS on the links between nodes (all three or none; PEM files): this
+                              node's certificate and key (extendedKeyUsage serverAuth,clientAuth), and
+                              the CA that signed every node's certificate. Each end of a link checks the
+                              other's certificate; every node of the cluster needs TLS, or none (a TLS
+                              node refuses a plaintext one)
               --cluster-tls-peer-name
                               the name (DNS or IP in subjectAltName) every node's certificate carries
                               (default: the IP address of the node linked to)
