@@ -329,7 +329,7 @@ final class ClusterNode
     }
 
     /**
-     * A line a worker sent ("applied <revision>", "stats <entities> <named>").
+     * A line a worker sent ("applied <revision>", "hosted <entities> <named>").
      */
     public function workerSaid(int $worker, int $generation, string $line): void
     {
@@ -339,7 +339,7 @@ final class ClusterNode
         if (str_starts_with($line, 'applied ')) {
             $this->applied[$worker] = max($this->applied[$worker] ?? 0, (int) substr($line, 8));
             $this->markApplied();
-        } elseif (str_starts_with($line, 'stats ')) {
+        } elseif (str_starts_with($line, 'hosted ')) {
             $parts = explode(' ', $line);
             $this->hosted[$worker] = [(int) ($parts[1] ?? 0), (int) ($parts[2] ?? 0)];
         }
