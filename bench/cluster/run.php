@@ -67,7 +67,7 @@ try {
                 throw new RuntimeException('openssl failed: ' . implode("\n", $output));
             }
         };
-        file_put_contents("{$certs}/node.ext", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
+        file_put_contents("{$certs}/node.ext", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
         $openssl("req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=bench CA'");
         $openssl("req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout node.key -out node.csr -subj '/CN=node'");
         $openssl('x509 -req -in node.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out node.pem -days 2 -extfile node.ext');

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Admin;
 
+use Nexus\Cluster\ClusterNode;
+use Nexus\Cluster\MemberState;
 use Nexus\Metrics\Aggregation;
 use Nexus\Metrics\Registry;
 use Nexus\Metrics\Snapshot;
@@ -23,7 +25,11 @@ use Nexus\Worker\WorkerPool;
  *   slot from the master's own supervision: nexus_worker_up, nexus_worker_restarts_total and
  *   nexus_worker_stats_missing_total (queries a worker did not answer in time);
  * - the SystemView: worker rows (pid, up and restarts from the master; CPU, RSS and requests from
- *   the worker's last answer), every worker's actors, dead letters (merged by time) and pools.
+ *   the worker's last answer), every worker's actors, dead letters (merged by time) and pools;
+ *   for a node of a cluster ($cluster) its membership (ClusterNode::membership(), at most
+ *   ClusterNode::MAX_MEMBERS_SHOWN members) and the gauges nexus_cluster_members{state},
+ *   nexus_cluster_view_revision, nexus_cluster_incarnation and nexus_cluster_state{state}
+ *   (labels bounded by MemberState, never one series per member).
  *
  * Bounds: one query at a time; a caller in a fiber waits for it at most $timeout (default 1 s)
  * per query, all workers asked at once, so one stuck worker costs that much and shows its last
@@ -38,6 +44,8 @@ use Nexus\Worker\WorkerPool;
 final class PoolView implements SystemView
 {
     private readonly WorkerSnapshots $snapshots;
+    /** The node's gauges (nexus_cluster_*), for a node of a cluster */
+    private readonly ?Registry $clusterMetrics;
     /** @var array<int, array<mixed>> the last view of each slot */
     private array $views = [];
     /** @var array<int, array{incarnation: string, families: Families}> */
@@ -56,11 +64,46 @@ final class PoolView implements SystemView
         private readonly WorkerPool $pool,
         private readonly float $timeout = 1.0,
         private readonly float $maxAge = 0.5,
+        private readonly ?ClusterNode $cluster = null,
     ) {
         if (!($timeout > 0.0) || $maxAge < 0.0) {
             throw new \InvalidArgumentException("A pool view needs a timeout above 0 and a max age of 0 or more seconds, got {$timeout} and {$maxAge}.");
         }
         $this->snapshots = new WorkerSnapshots();
+        $this->clusterMetrics = $cluster === null ? null : self::clusterRegistry($cluster);
+    }
+
+    /**
+     * The master's gauges of a node of a cluster; bounded labels only (a state, never a member).
+     */
+    private static function clusterRegistry(ClusterNode $cluster): Registry
+    {
+        $registry = new Registry();
+        $registry->gaugeCallback('nexus.cluster.members', "Members of this node's current view of the cluster, by state (joining: has not applied the view that added it yet; leaving: handing its entities off).", static function () use ($cluster): array {
+            $counts = [MemberState::Joining->value => 0, MemberState::Member->value => 0, MemberState::Fenced->value => 0, MemberState::Leaving->value => 0];
+            foreach ($cluster->membership()['members'] as $member) {
+                ++$counts[$member['state']];
+            }
+            $rows = [];
+            foreach ($counts as $state => $count) {
+                $rows[] = [[$state], $count];
+            }
+
+            return $rows;
+        }, ['state'], '{member}');
+        $registry->gaugeCallback('nexus.cluster.view_revision', "The etcd revision of this node's current view of the cluster (0 before it has one).", static fn(): int => $cluster->membership()['revision']);
+        $registry->gaugeCallback('nexus.cluster.incarnation', "This node's incarnation: the etcd revision it joined at (0 before it has joined; a new one after it was fenced and joined again).", static fn(): int => $cluster->node());
+        $registry->gaugeCallback('nexus.cluster.state', 'Where this node stands: 1 for its state (joining, member, fenced, leaving), 0 for the others.', static function () use ($cluster): array {
+            $now = $cluster->state();
+            $rows = [];
+            foreach (MemberState::cases() as $state) {
+                $rows[] = [[$state->value], $state === $now ? 1 : 0];
+            }
+
+            return $rows;
+        }, ['state']);
+
+        return $registry;
     }
 
     private function loop(): Loop
@@ -76,8 +119,16 @@ final class PoolView implements SystemView
     public function metrics(): array
     {
         $this->refresh();
+        $merged = $this->snapshots->merged();
+        if ($this->clusterMetrics !== null) {
+            foreach ($this->clusterMetrics->snapshot()['families'] as $name => $family) {
+                if (str_starts_with($name, 'nexus_cluster_')) {
+                    $merged['families'][$name] = $family;
+                }
+            }
+        }
 
-        return $this->snapshots->merged();
+        return $merged;
     }
 
     /**
@@ -242,7 +293,7 @@ final class PoolView implements SystemView
 
     public function cluster(): ?array
     {
-        return null;
+        return $this->cluster?->membership();
     }
 
     /**

@@ -49,9 +49,12 @@ interface SystemView
     public function pools(): array;
 
     /**
-     * Cluster members, or null when the system is not clustered.
+     * The cluster as this node sees it, or null when the system is not clustered: this node's
+     * name, incarnation and state (joining, member, fenced, leaving; `detail` says why), the
+     * view's revision and whether it is settled, and its members in incarnation order (bounded
+     * by the implementation; `total` counts all), this node's row marked `self`.
      *
-     * @return list<array{node: string, address: string, status: string}>|null
+     * @return array{node: string, incarnation: int, state: string, detail: string, revision: int, settled: bool, total: int, members: list<array{node: string, incarnation: int, address: string, workers: int, self: bool, state: string}>}|null
      */
     public function cluster(): ?array;
 }

@@ -7,7 +7,8 @@ namespace Nexus\Admin;
 /**
  * Formats feed frames as the text screen of `nexus top`: the headline figures, one line per
  * worker (CPU and requests per second from the previous frame), the actors with the deepest
- * mailboxes (or the first ones while depths are unknown), the latest dead letters, the pools.
+ * mailboxes (or the first ones while depths are unknown), the latest dead letters, the pools,
+ * and for a node of a cluster its members (this node marked `*`).
  * Lines are cut to $width columns; at most $rows actors and dead letters each.
  */
 final class TopScreen
@@ -98,6 +99,35 @@ final class TopScreen
             $lines[] = \sprintf('%-24s %-8s %-10s %6s %6s %8s %5s', 'POOL', 'WORKER', 'KIND', 'OPEN', 'IN USE', 'WAITING', 'MAX');
             foreach ($pools as $p) {
                 $lines[] = \sprintf('%-24s %-8s %-10s %6s %6s %8s %5s', self::str($p['name'] ?? '?'), self::str($p['worker'] ?? ''), self::str($p['kind'] ?? ''), self::int($p['open'] ?? null), self::int($p['inUse'] ?? null), self::int($p['waiting'] ?? null), self::int($p['max'] ?? null));
+            }
+        }
+
+        $cluster = $frame['cluster'] ?? null;
+        if (\is_array($cluster)) {
+            $lines[] = '';
+            $lines[] = \sprintf(
+                'CLUSTER  this node %s (incarnation %s) %s   view revision %s%s   %s members',
+                self::str($cluster['node'] ?? '?'),
+                self::int($cluster['incarnation'] ?? null),
+                self::str($cluster['state'] ?? '?'),
+                self::int($cluster['revision'] ?? null),
+                ($cluster['settled'] ?? true) === false ? ' (settling)' : '',
+                self::int($cluster['total'] ?? null),
+            );
+            $lines[] = \sprintf('%-24s %12s %-24s %7s  %s', 'MEMBER', 'INCARNATION', 'ADDRESS', 'WORKERS', 'STATE');
+            $members = self::rows($cluster['members'] ?? null);
+            foreach (\array_slice($members, 0, $this->rows) as $m) {
+                $lines[] = \sprintf(
+                    '%-24s %12s %-24s %7s  %s',
+                    self::str($m['node'] ?? '?') . (($m['self'] ?? false) === true ? ' *' : ''),
+                    self::int($m['incarnation'] ?? null),
+                    self::str($m['address'] ?? ''),
+                    self::int($m['workers'] ?? null),
+                    self::str($m['state'] ?? '?'),
+                );
+            }
+            if (\count($members) > $this->rows) {
+                $lines[] = \sprintf('… %d more', \count($members) - $this->rows);
             }
         }
 

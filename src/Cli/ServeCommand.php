@@ -13,6 +13,7 @@ use Nexus\Cluster\ClusterNode;
 use Nexus\Cluster\ClusterOptions;
 use Nexus\Cluster\Exception\ClusterConfigurationException;
 use Nexus\Cluster\Exception\ClusterException;
+use Nexus\Cluster\Exception\JoinInterruptedException;
 use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
 use Nexus\Http\Server\ServerOptions;
@@ -172,7 +173,7 @@ final class ServeCommand implements Command, HasUsage
         if ($options->admin !== null) {
             // The admin listener lives in the master: it asks the workers for their figures over
             // their control channels (PoolView), so that it answers while any worker is stuck.
-            $view = new PoolView($pool);
+            $view = new PoolView($pool, cluster: $cluster);
             $checks = StandaloneAdmin::checks($pool->loop(), $store)->add('workers', static function () use ($view): CheckResult {
                 [$ok, $detail] = $view->workersUp();
 
@@ -197,9 +198,18 @@ final class ServeCommand implements Command, HasUsage
             $pool->onStop(static function () use ($admin): void {
                 $admin->stop();
             });
+            if ($cluster !== null) {
+                // A node may wait for etcd in open(): its /readyz says why meanwhile.
+                self::announceAdmin($admin, $stdout);
+            }
         }
         try {
             $pool->open();
+        } catch (JoinInterruptedException $e) {
+            fwrite($stdout, "{$e->getMessage()}\n");
+            $admin?->stop();
+
+            return 0;
         } catch (PoolStartException | ClusterException | PersistenceException $e) {
             fwrite($stderr, "nexus serve: {$e->getMessage()}\n");
 
@@ -215,7 +225,9 @@ final class ServeCommand implements Command, HasUsage
             $cluster === null ? '' : "; node {$cluster->options->node} of the cluster at {$options->cluster}, incarnation {$cluster->node()}",
             DriverFactory::describe(),
         ));
-        self::announceAdmin($admin, $stdout);
+        if ($cluster === null) {
+            self::announceAdmin($admin, $stdout);
+        }
         $code = $pool->run();
         fwrite($stdout, "Stopped.\n");
 
@@ -256,7 +268,7 @@ final class ServeCommand implements Command, HasUsage
             if ($options->clusterTlsCert !== null && $options->clusterTlsKey !== null && $options->clusterTlsCa !== null) {
                 $tls = new LinkTls($options->clusterTlsCert, $options->clusterTlsKey, $options->clusterTlsCa, $options->clusterTlsPeerName);
             }
-            $clusterOptions = new ClusterOptions($etcd, $options->node, $host, $port, $secret, $prefix, $options->leaseTtl, listenHost: $listenHost, listenPort: $listenPort, tls: $tls);
+            $clusterOptions = new ClusterOptions($etcd, $options->node, $host, $port, $secret, $prefix, $options->leaseTtl, listenHost: $listenHost, listenPort: $listenPort, tls: $tls, joinWait: (float) $options->clusterWait);
         } catch (ClusterConfigurationException|LinkTlsException $e) {
             throw new UsageException($e->getMessage(), 0, $e);
         }
@@ -285,6 +297,7 @@ final class ServeCommand implements Command, HasUsage
                                [--allowed-hosts=HOST,HOST] [--data-dir=DIR] [--store=URL]
                                [--cluster=etcd://HOST:PORT --node=NAME [--advertise=IP:PORT]
                                 [--listen-nodes=IP:PORT] [--cluster-secret-file=FILE] [--lease-ttl=S]
+                                [--cluster-wait=S]
                                 [--cluster-tls-cert=FILE --cluster-tls-key=FILE --cluster-tls-ca=FILE
                                  [--cluster-tls-peer-name=NAME]]]
                                [--admin=HOST:PORT|off]
@@ -329,11 +342,15 @@ final class ServeCommand implements Command, HasUsage
                               (default: one kept in etcd)
               --lease-ttl     seconds a node stays a member without renewing its lease (default 10): a
                               killed node's entities serve again elsewhere within about this plus 2 s
+              --cluster-wait  seconds a starting node waits for etcd to answer before it gives up
+                              (default 0: it keeps trying until etcd answers or it is stopped; it
+                              serves nothing and /readyz says not ready meanwhile)
               --cluster-tls-cert, --cluster-tls-key, --cluster-tls-ca
-                              TLS on the links between nodes (all three or none; PEM files): this node's
-                              certificate and key, and the CA that signed every node's certificate. A
-                              node checks the certificate of each node it links to; every node of the
-                              cluster needs TLS, or none (a TLS node refuses a plaintext one)
+                              mutual TLS on the links between nodes (all three or none; PEM files): this
+                              node's certificate and key (extendedKeyUsage serverAuth,clientAuth), and
+                              the CA that signed every node's certificate. Each end of a link checks the
+                              other's certificate; every node of the cluster needs TLS, or none (a TLS
+                              node refuses a plaintext one)
               --cluster-tls-peer-name
                               the name (DNS or IP in subjectAltName) every node's certificate carries
                               (default: the IP address of the node linked to)

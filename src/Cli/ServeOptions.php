@@ -39,6 +39,8 @@ final class ServeOptions
         public readonly ?string $clusterTlsKey = null,
         public readonly ?string $clusterTlsCa = null,
         public readonly ?string $clusterTlsPeerName = null,
+        /** Seconds a node waits for etcd as it starts before it gives up (0: forever). */
+        public readonly int $clusterWait = 0,
     ) {}
 
     /**
@@ -60,6 +62,7 @@ final class ServeOptions
         $store = null;
         $cluster = $node = $advertise = $secretFile = $listenNodes = null;
         $leaseTtl = 10;
+        $clusterWait = 0;
         $admin = null;
         $tlsCert = $tlsKey = $tlsCa = $tlsPeerName = null;
         foreach ($args as $arg) {
@@ -141,6 +144,8 @@ final class ServeOptions
                 }
             } elseif (str_starts_with($arg, '--lease-ttl=')) {
                 $leaseTtl = self::number($arg, 2, 300);
+            } elseif (str_starts_with($arg, '--cluster-wait=')) {
+                $clusterWait = self::number($arg, 0, 86400);
             } elseif (str_starts_with($arg, '--admin=')) {
                 $admin = substr($arg, 8);
                 try {
@@ -157,8 +162,8 @@ final class ServeOptions
             }
         }
 
-        if ($cluster === null && ($node !== null || $advertise !== null || $secretFile !== null || $listenNodes !== null)) {
-            throw new UsageException('--node, --advertise, --listen-nodes and --cluster-secret-file go with --cluster=etcd://HOST:PORT.');
+        if ($cluster === null && ($node !== null || $advertise !== null || $secretFile !== null || $listenNodes !== null || $clusterWait !== 0)) {
+            throw new UsageException('--node, --advertise, --listen-nodes, --cluster-secret-file and --cluster-wait go with --cluster=etcd://HOST:PORT.');
         }
         $tlsGiven = array_filter(['--cluster-tls-cert' => $tlsCert, '--cluster-tls-key' => $tlsKey, '--cluster-tls-ca' => $tlsCa], static fn(?string $file): bool => $file !== null);
         if ($cluster === null && ($tlsGiven !== [] || $tlsPeerName !== null)) {
@@ -179,7 +184,7 @@ final class ServeOptions
             throw new UsageException("The admin listener never shares the application's port {$port}: choose another with --admin=HOST:PORT, or --admin=off.");
         }
 
-        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store, $cluster, $node, $advertise, $secretFile, $leaseTtl, $listenNodes, $adminAddress, $tlsCert, $tlsKey, $tlsCa, $tlsPeerName);
+        return new self($appFile, $host, $port, $jit, $help, $workers, $maxRequests, $maxMemory, $handlerTimeout, $allowedHosts, $dataDir, $store, $cluster, $node, $advertise, $secretFile, $leaseTtl, $listenNodes, $adminAddress, $tlsCert, $tlsKey, $tlsCa, $tlsPeerName, $clusterWait);
     }
 
     private static function file(string $arg): string

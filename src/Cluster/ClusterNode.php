@@ -7,6 +7,8 @@ namespace Nexus\Cluster;
 use Nexus\Cluster\Etcd\EtcdClient;
 use Nexus\Cluster\Etcd\EtcdMembership;
 use Nexus\Cluster\Exception\ClusterConfigurationException;
+use Nexus\Cluster\Exception\EtcdWaitExpiredException;
+use Nexus\Cluster\Exception\JoinInterruptedException;
 use Nexus\Cluster\Exception\StoreMismatchException;
 use Nexus\Persistence\StoreLocation;
 use Nexus\Runtime\Deferred;
@@ -21,7 +23,9 @@ use Psr\Log\LoggerInterface;
  * answers it turns into the node's applied mark.
  *
  * - Join: the store's identity (StoreIdentity) must be the one the cluster recorded in etcd (the
- *   first node records its own), else StoreMismatchException: the node does not join.
+ *   first node records its own), else StoreMismatchException: the node does not join. While etcd
+ *   does not answer, join() keeps trying (0.2 s doubling to 5 s; bounded by joinWait when set)
+ *   and the node is not ready; SIGTERM or SIGINT ends the wait at once.
  * - Fenced (the lease could expire): every worker is told to stop hosting; the node tries to join
  *   again every REJOIN_EVERY seconds, and once it has, as a new incarnation, the pool replaces its
  *   workers by ones with the new node number ($onRejoined).
@@ -33,6 +37,8 @@ final class ClusterNode
 {
     private const REJOIN_EVERY = 1.0;
     private const STATS_EVERY = 2.0;
+    /** The most members membership() lists (the admin view's bound). */
+    public const MAX_MEMBERS_SHOWN = 256;
 
     private readonly EtcdClient $etcd;
     private readonly MembershipProvider $membership;
@@ -45,6 +51,8 @@ final class ClusterNode
     private ?Member $self = null;
     private ?View $view = null;
     private ?string $fenced = null;
+    /** The wait for etcd as the node starts (join()). */
+    private ?EtcdWait $wait = null;
     private int $workers = 0;
     /** @var array<int, int> the generation of each worker that counts, by worker */
     private array $generations = [];
@@ -153,6 +161,10 @@ final class ClusterNode
         if ($this->leaving) {
             return [false, 'leaving the cluster'];
         }
+        $waitingFor = $this->wait?->lastError();
+        if ($waitingFor !== null) {
+            return [false, "waiting for etcd at {$this->options->etcd} to join: {$waitingFor}"];
+        }
         $self = $this->self;
         $view = $this->view;
         if ($self === null || $view === null || $view->member($self->incarnation) === null) {
@@ -163,36 +175,129 @@ final class ClusterNode
     }
 
     /**
+     * This node's membership as the admin view shows it: its own state, the view's revision and
+     * its members (at most MAX_MEMBERS_SHOWN of them, in incarnation order; `total` counts all),
+     * this node marked `self`. Cheap: read from the view in hand, nothing asked of etcd.
+     *
+     * @return array{node: string, incarnation: int, state: string, detail: string, revision: int, settled: bool, total: int, members: list<array{node: string, incarnation: int, address: string, workers: int, self: bool, state: string}>}
+     */
+    public function membership(): array
+    {
+        $view = $this->view;
+        $incarnation = $this->node();
+        $members = [];
+        foreach ($view === null ? [] : $view->members as $member) {
+            if (\count($members) >= self::MAX_MEMBERS_SHOWN) {
+                break;
+            }
+            $self = $member->incarnation === $incarnation;
+            $members[] = [
+                'node' => $member->name,
+                'incarnation' => $member->incarnation,
+                'address' => preg_replace('#^tcp://#', '', $member->workers[0] ?? '') ?? '',
+                'workers' => \count($member->workers),
+                'self' => $self,
+                'state' => ($self ? $this->state() : self::stateOf($member))->value,
+            ];
+        }
+        [, $detail] = $this->readiness();
+
+        return [
+            'node' => $this->options->node,
+            'incarnation' => $incarnation,
+            'state' => $this->state()->value,
+            'detail' => $detail,
+            'revision' => $view->revision ?? 0,
+            'settled' => $view !== null && $view->settled(),
+            'total' => $view === null ? 0 : \count($view->members),
+            'members' => $members,
+        ];
+    }
+
+    /**
+     * Where this node stands now.
+     */
+    public function state(): MemberState
+    {
+        if ($this->fenced !== null) {
+            return MemberState::Fenced;
+        }
+        $self = $this->self;
+        $mine = $self === null ? null : $this->view?->member($self->incarnation);
+        if ($this->leaving || $mine?->leaving === true) {
+            return MemberState::Leaving;
+        }
+        if ($mine === null || $this->wait?->lastError() !== null) {
+            return MemberState::Joining;
+        }
+
+        return self::stateOf($mine);
+    }
+
+    private static function stateOf(Member $member): MemberState
+    {
+        if ($member->leaving) {
+            return MemberState::Leaving;
+        }
+
+        // It has applied the view that added it once its applied mark covers its own join.
+        return $member->applied >= $member->incarnation ? MemberState::Member : MemberState::Joining;
+    }
+
+    /**
      * Checks the store and joins the cluster; awaits (call it before the workers are forked).
      *
+     * While etcd does not answer (EtcdUnavailableException) it keeps trying (EtcdWait: 0.2 s
+     * doubling to 5 s, logged); readiness() says so meanwhile. It gives up after
+     * ClusterOptions::$joinWait seconds when that is not 0, and returns at once on SIGTERM or
+     * SIGINT (JoinInterruptedException): the loop runs meanwhile (an admin listener answers), but
+     * nothing else of the node does.
+     *
      * @throws StoreMismatchException
-     * @throws \Nexus\Cluster\Exception\ClusterException when etcd cannot be reached
+     * @throws EtcdWaitExpiredException when etcd did not answer within joinWait
+     * @throws JoinInterruptedException when the process was told to stop while it waited
+     * @throws \Nexus\Cluster\Exception\ClusterException when etcd answers with an error
      * @throws \Nexus\Persistence\Exception\PersistenceException when the store cannot be read
      */
     public function join(): int
     {
         $store = $this->store->openStore($this->loop);
         try {
-            $this->storeId = $loopStore = StoreIdentity::of($store);
+            $this->storeId = StoreIdentity::of($store);
         } finally {
             $store->close();
         }
-        $recorded = $this->etcd->createIfAbsent($this->options->prefix . 'store', $loopStore)->await();
-        if ($recorded->value !== $this->storeId) {
-            throw new StoreMismatchException(\sprintf(
-                "This node's store (%s, identity %s) is not the one the cluster's members share (identity %s): give every node the same --store (PostgreSQL), or for nodes on one machine the same --data-dir.",
-                $this->store->describe(),
-                $this->storeId,
-                $recorded->value,
-            ));
-        }
-        $this->secret = $this->options->secret
-            ?? $this->etcd->createIfAbsent($this->options->prefix . 'secret', bin2hex(random_bytes(32)))->await()->value;
-        $this->register()->await();
+        $this->wait = new EtcdWait($this->loop, $this->options->node, $this->options->etcd, $this->options->joinWait, $this->logger);
+        $this->wait->run($this->attemptJoin(...));
         $this->statsTimer = $this->loop->repeat(self::STATS_EVERY, $this->publishStats(...));
         $this->loop->unreference($this->statsTimer);
 
         return $this->node();
+    }
+
+    /**
+     * One try at the etcd side of the join: the store recorded, the secret, the membership.
+     *
+     * @return Future<null>
+     */
+    private function attemptJoin(): Future
+    {
+        return $this->loop->async(function (): null {
+            $recorded = $this->etcd->createIfAbsent($this->options->prefix . 'store', $this->storeId)->await();
+            if ($recorded->value !== $this->storeId) {
+                throw new StoreMismatchException(\sprintf(
+                    "This node's store (%s, identity %s) is not the one the cluster's members share (identity %s): give every node the same --store (PostgreSQL), or for nodes on one machine the same --data-dir.",
+                    $this->store->describe(),
+                    $this->storeId,
+                    $recorded->value,
+                ));
+            }
+            $this->secret = $this->options->secret
+                ?? $this->etcd->createIfAbsent($this->options->prefix . 'secret', bin2hex(random_bytes(32)))->await()->value;
+            $this->register()->await();
+
+            return null;
+        });
     }
 
     /**
@@ -224,7 +329,7 @@ final class ClusterNode
     }
 
     /**
-     * A line a worker sent ("applied <revision>", "stats <entities> <named>").
+     * A line a worker sent ("applied <revision>", "hosted <entities> <named>").
      */
     public function workerSaid(int $worker, int $generation, string $line): void
     {
@@ -234,7 +339,7 @@ final class ClusterNode
         if (str_starts_with($line, 'applied ')) {
             $this->applied[$worker] = max($this->applied[$worker] ?? 0, (int) substr($line, 8));
             $this->markApplied();
-        } elseif (str_starts_with($line, 'stats ')) {
+        } elseif (str_starts_with($line, 'hosted ')) {
             $parts = explode(' ', $line);
             $this->hosted[$worker] = [(int) ($parts[1] ?? 0), (int) ($parts[2] ?? 0)];
         }

@@ -24,6 +24,8 @@ use Nexus\Worker\Transport\LinkTls;
  * - $tls: TLS on the links between nodes (certificate, key, CA; see LinkTls); null: plain TCP.
  *   Every node of a cluster uses it or none does: a TLS node refuses a plaintext peer and the
  *   other way round.
+ * - $joinWait: seconds a node that cannot reach etcd as it starts keeps trying before it gives up
+ *   (EtcdWaitExpiredException); 0: it waits until etcd answers or it is stopped.
  */
 final readonly class ClusterOptions
 {
@@ -40,6 +42,7 @@ final readonly class ClusterOptions
         public ?string $listenHost = null,
         public ?int $listenPort = null,
         public ?LinkTls $tls = null,
+        public float $joinWait = 0.0,
     ) {
         if (preg_match('#^http://[^/\s]+$#', $etcd) !== 1) {
             throw new ClusterConfigurationException("The cluster's etcd is http://HOST:PORT (from --cluster=etcd://HOST:PORT), got '{$etcd}'.");
@@ -61,6 +64,9 @@ final readonly class ClusterOptions
         }
         if ($leaseTtl < 2 || $leaseTtl > 300) {
             throw new ClusterConfigurationException("The lease TTL is 2 to 300 seconds (etcd's minimum is about 2), got {$leaseTtl}.");
+        }
+        if ($joinWait < 0.0) {
+            throw new ClusterConfigurationException("The time to wait for etcd at start is 0 (forever) or more seconds, got {$joinWait}.");
         }
         if (!str_starts_with($prefix, '/') || str_contains($prefix, "\0")) {
             throw new ClusterConfigurationException("The cluster's key prefix starts with '/', got '{$prefix}'.");

@@ -108,17 +108,8 @@ final class WorkerPool
         }
         $this->runtimeDir = $dir;
         $this->secret = bin2hex(random_bytes(16));
-        if ($this->options->host !== null) {
-            $port = $this->options->port;
-            for ($slot = 0; $slot < $this->count; ++$slot) {
-                $this->sockets[$slot] = $this->listen($this->options->host, $port);
-                if ($slot === 0) {
-                    $name = (string) stream_socket_get_name($this->sockets[0], false);
-                    $port = (int) substr($name, (int) strrpos($name, ':') + 1);
-                    $this->address = 'tcp://' . $name;
-                }
-            }
-        }
+        // A node joins first (it may wait for etcd): until then the HTTP port is not open, so a
+        // connection is refused at once rather than left in a backlog nobody accepts from.
         $cluster = $this->cluster;
         if ($cluster !== null) {
             $cluster->open($this->count);
@@ -131,6 +122,28 @@ final class WorkerPool
                     $this->queueReplacement($slot);
                 }
             });
+        }
+        if ($this->options->host !== null) {
+            $port = $this->options->port;
+            try {
+                for ($slot = 0; $slot < $this->count; ++$slot) {
+                    $this->sockets[$slot] = $this->listen($this->options->host, $port);
+                    if ($slot === 0) {
+                        $name = (string) stream_socket_get_name($this->sockets[0], false);
+                        $port = (int) substr($name, (int) strrpos($name, ':') + 1);
+                        $this->address = 'tcp://' . $name;
+                    }
+                }
+            } catch (PoolStartException $e) {
+                // A member that will never serve must not stay in the view until its lease expires.
+                try {
+                    $cluster?->revoke()->await();
+                } catch (\Throwable) {
+                    // revoke() logged it; the lease expires by itself
+                }
+
+                throw $e;
+            }
         }
     }
 

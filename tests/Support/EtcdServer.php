@@ -6,7 +6,8 @@ namespace Nexus\Tests\Support;
 
 /**
  * A throwaway etcd (Debian etcd-server, 3.4) on 127.0.0.1, on free ports, with its data in a fresh
- * temp directory (on /dev/shm when there is one). start() returns once it answers; stop() and kill() end it and keep the data, so
+ * temp directory (on /dev/shm when there is one). start() returns once it answers (prepare() does
+ * not start it); stop() and kill() end it and keep the data, so
  * restart() brings the same cluster back (with its keys and leases, as after an outage);
  * destroy() ends it and removes the directory.
  *
@@ -31,6 +32,18 @@ final class EtcdServer
 
     public static function start(): self
     {
+        $server = self::prepare();
+        $server->restart();
+
+        return $server;
+    }
+
+    /**
+     * Its ports and directory, without starting it: restart() starts it (for a test of nodes
+     * that start before etcd does).
+     */
+    public static function prepare(): self
+    {
         $why = null;
         $binary = self::binary($why) ?? throw new \RuntimeException("etcd is needed: {$why}");
         // On tmpfs where there is one: etcd syncs its log on every write, and on a disk that other
@@ -40,10 +53,7 @@ final class EtcdServer
         if (!mkdir($dir, 0o700)) {
             throw new \RuntimeException("Could not create the temp directory {$dir} for etcd.");
         }
-        $server = new self($binary, self::freePort(), self::freePort(), $dir);
-        $server->restart();
-
-        return $server;
+        return new self($binary, self::freePort(), self::freePort(), $dir);
     }
 
     public function endpoint(): string

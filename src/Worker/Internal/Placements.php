@@ -89,7 +89,7 @@ final class Placements
         $last = '';
         $loop->unreference($loop->repeat(self::STATS_EVERY, function () use (&$last): void {
             [$entities, $named] = $this->hosted();
-            $line = "stats {$entities} {$named}";
+            $line = "hosted {$entities} {$named}"; // not "stats": the master reads "stats <id> <length>" as a stats answer
             if ($line !== $last) {
                 $last = $line;
                 ($this->report)($line);

@@ -19,9 +19,9 @@ use Psr\Log\LoggerInterface;
  * strangers out: until a peer has proved it knows the cluster secret it may send frames of
  * Frames::HANDSHAKE_PAYLOAD bytes at most, and it gets nothing but the Challenge.
  *
- * With LinkTls the links are TLS inside TCP: the dialling end verifies the listening end's
- * certificate against the CA (and its name, see LinkTls), the listening end presents its
- * certificate; the same frames and handshake then run inside. Both TLS handshakes run on the loop
+ * With LinkTls the links are mutual TLS inside TCP: the dialling end verifies the listening end's
+ * certificate against the CA (and its name, see LinkTls), the listening end requires and verifies
+ * the dialler's against the same CA; the same frames and handshake then run inside. Both TLS handshakes run on the loop
  * within the link's connect timeout (dialling) or TLS_ACCEPT_TIMEOUT (accepting). A peer that
  * does not speak TLS, or whose certificate does not verify, is closed; the failure is logged once
  * per peer address (at most MAX_LOGGED_PEERS remembered, then forgotten all at once) and the

@@ -75,6 +75,7 @@ final class DashboardBrowserTest extends TestCase
         self::assertNotNull($took, \sprintf('the counter was not on the page %.2f s after the request', microtime(true) - $started));
         self::assertSame('counter', $this->browser()->evaluate($page, 'document.querySelector(\'li[data-path$="/user/browser-counter"] .kind\').textContent'));
         self::assertSame('2 / 2', $this->browser()->evaluate($page, 'document.getElementById("h-workers").textContent'));
+        self::assertTrue($this->browser()->evaluate($page, 'document.getElementById("cluster-panel").hidden'), 'no cluster panel when not clustered');
     }
 
     public function testScreenshotOfTheDemoWhenAsked(): void

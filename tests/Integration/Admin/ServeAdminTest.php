@@ -133,6 +133,11 @@ final class ServeAdminTest extends TestCase
         $counter = array_values(array_filter($frame['actors']['nodes'], static fn(array $node): bool => $node['path'] === '/user/feed-counter'))[0];
         self::assertSame('counter', $counter['kind']);
         self::assertSame(0, $counter['mailbox']);
+        $raw = json_decode(self::http('GET', "{$served->admin}/feed.json")[1], true);
+        self::assertIsArray($raw);
+        self::assertArrayHasKey('cluster', $raw);
+        self::assertNull($raw['cluster'], 'nothing about a cluster when not clustered');
+        self::assertStringNotContainsString('nexus_cluster_', self::http('GET', "{$served->admin}/metrics")[1]);
 
         $deadline = microtime(true) + 30.0;
         do {

@@ -95,7 +95,9 @@ final class ServeCommandTest extends TestCase
             [['serve', 'missing-app.php', '--no-jit'], "'missing-app.php' does not exist"],
             [['serve', '--handler-timeout=-1'], '--handler-timeout must be a number of seconds above 0'],
             [['serve', '--allowed-hosts=a.example,http://b.example'], '--allowed-hosts takes host names'],
-            [['serve', '--node=a'], '--node, --advertise, --listen-nodes and --cluster-secret-file go with --cluster'],
+            [['serve', '--node=a'], '--node, --advertise, --listen-nodes, --cluster-secret-file and --cluster-wait go with --cluster'],
+            [['serve', '--cluster-wait=5'], '--node, --advertise, --listen-nodes, --cluster-secret-file and --cluster-wait go with --cluster'],
+            [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a', '--cluster-wait=soon'], '--cluster-wait must be a whole number from 0 to 86400'],
             [['serve', '--cluster=etcd://127.0.0.1:2379'], 'A node of a cluster needs a name: --node=NAME'],
             [['serve', '--cluster=http://127.0.0.1:2379', '--node=a', '--no-jit'], '--cluster takes etcd://HOST:PORT'],
             [['serve', '--cluster=etcd://127.0.0.1:2379', '--node=a b'], '--node takes a name'],
@@ -129,6 +131,7 @@ final class ServeCommandTest extends TestCase
         self::assertStringContainsString('--advertise', $process->stdout);
         self::assertStringContainsString('--cluster-tls-cert', $process->stdout);
         self::assertStringContainsString('--cluster-tls-peer-name', $process->stdout);
+        self::assertStringContainsString('--cluster-wait', $process->stdout);
     }
 
     public function testAClusterThatCannotBeReachedIsAClearFailure(): void
@@ -138,9 +141,10 @@ final class ServeCommandTest extends TestCase
         $free = (int) substr((string) stream_socket_get_name($port, false), 10);
         fclose($port); // nothing listens there now
         $this->dataDir = sys_get_temp_dir() . '/nexus-serve-' . bin2hex(random_bytes(4));
-        $process = PhpProcess::run(['bin/nexus', 'serve', '--port=0', '--no-jit', "--data-dir={$this->dataDir}", "--cluster=etcd://127.0.0.1:{$free}", '--node=a'], self::ROOT, 30.0);
+        // A node waits for etcd as it starts (NodeWaitsForEtcdTest); --cluster-wait bounds that.
+        $process = PhpProcess::run(['bin/nexus', 'serve', '--port=0', '--no-jit', "--data-dir={$this->dataDir}", "--cluster=etcd://127.0.0.1:{$free}", '--node=a', '--cluster-wait=1'], self::ROOT, 30.0);
         self::assertSame(1, $process->exitCode, $process->describe());
-        self::assertStringContainsString('etcd did not answer', $process->stderr);
+        self::assertStringContainsString("etcd at http://127.0.0.1:{$free} did not answer within --cluster-wait=1 s (last error: etcd did not answer", $process->stderr);
 
         $status = PhpProcess::run(['bin/nexus', 'cluster', 'status', "--cluster=etcd://127.0.0.1:{$free}"], self::ROOT, 30.0);
         self::assertSame(1, $status->exitCode, $status->describe());

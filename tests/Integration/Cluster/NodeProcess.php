@@ -15,13 +15,19 @@ final class NodeProcess
 
     /** @var resource|null */
     private mixed $process = null;
-    public readonly string $url;
+    /** Where it serves HTTP (set once it has said so). */
+    public string $url = '';
     /** The admin listener (http://127.0.0.1:PORT), where the node announced one. */
-    public readonly ?string $admin;
+    public ?string $admin = null;
     public readonly int $pid;
+    /** @var resource */
+    private mixed $stdout;
+    private string $output = '';
+    private bool $adminOff = false;
 
     /**
-     * @param list<string> $options more options for nexus serve
+     * @param list<string> $options          more options for nexus serve
+     * @param bool         $waitUntilServing false: return at once (call waitUntilServing() later)
      */
     public function __construct(
         public readonly string $name,
@@ -31,6 +37,7 @@ final class NodeProcess
         int $workers = 2,
         int $leaseTtl = 3,
         array $options = [],
+        bool $waitUntilServing = true,
     ) {
         $command = [
             \PHP_BINARY, 'bin/nexus', 'serve', 'tests/Integration/Cluster/Fixture/cluster-app.php',
@@ -43,32 +50,78 @@ final class NodeProcess
         }
         $this->process = $process;
         $this->pid = proc_get_status($process)['pid'];
-        stream_set_blocking($pipes[1], false);
-        $output = '';
-        $deadline = microtime(true) + 30.0;
-        while (microtime(true) < $deadline && proc_get_status($process)['running']) {
-            $output .= (string) fread($pipes[1], 8192);
-            if (preg_match('#on (http://127\.0\.0\.1:\d+)#', $output, $match) === 1) {
-                if (\in_array('--admin=off', $options, true)) {
-                    $this->url = $match[1];
-                    $this->admin = null;
+        $this->stdout = $pipes[1];
+        stream_set_blocking($this->stdout, false);
+        $this->adminOff = \in_array('--admin=off', $options, true);
+        if ($waitUntilServing) {
+            $this->waitUntilServing(30.0);
+        }
+    }
 
-                    return;
-                }
-                if (preg_match('#^Admin listener on (http://\S+):#m', $output, $adminMatch) === 1) {
-                    $this->url = $match[1];
-                    $this->admin = $adminMatch[1];
+    /**
+     * Waits until the node says where it serves (it has joined); kills it and throws after $timeout.
+     */
+    public function waitUntilServing(float $timeout): void
+    {
+        if ($this->waitForOutput('#^Nexus is serving .*? on (http://127\.0\.0\.1:\d+)#m', $timeout, $match) && ($this->adminOff || $this->waitForOutput('#^Admin listener on (http://\S+):#m', 0.0, $adminMatch))) {
+            $this->url = $match[1];
+            $this->admin = $this->adminOff ? null : ($adminMatch[1] ?? null);
 
-                    return;
-                }
-            }
-            $read = [$pipes[1]];
-            $write = $except = null;
-            @stream_select($read, $write, $except, 0, 50_000); // waits for output, up to the deadline
+            return;
         }
         $this->kill();
 
-        throw new \RuntimeException("Node {$name} did not say where it serves within 30 s. Output: {$output}\nLog:\n" . $this->logText());
+        throw new \RuntimeException("Node {$this->name} did not say where it serves within {$timeout} s. Output: {$this->output}\nLog:\n" . $this->logText());
+    }
+
+    /**
+     * The admin listener's address as soon as the node announces it (before it has joined).
+     */
+    public function adminAddress(float $timeout): string
+    {
+        if ($this->waitForOutput('#^Admin listener on (http://\S+):#m', $timeout, $match)) {
+            return $match[1];
+        }
+
+        throw new \RuntimeException("Node {$this->name} did not announce its admin listener within {$timeout} s. Output: {$this->output}\nLog:\n" . $this->logText());
+    }
+
+    /**
+     * What the node wrote to its standard output so far.
+     */
+    public function output(): string
+    {
+        if (\is_resource($this->stdout)) {
+            $this->output .= (string) @fread($this->stdout, 65536);
+        }
+
+        return $this->output;
+    }
+
+    /**
+     * Reads its output until $pattern matches it, the process ends or $timeout passes.
+     *
+     * @param array<int|string, string> $match
+     *
+     * @param-out array<int|string, string> $match
+     */
+    private function waitForOutput(string $pattern, float $timeout, ?array &$match): bool
+    {
+        $match = [];
+        $deadline = microtime(true) + $timeout;
+        do {
+            if (preg_match($pattern, $this->output(), $match) === 1) {
+                return true;
+            }
+            if (!$this->isRunning()) {
+                return preg_match($pattern, $this->output(), $match) === 1;
+            }
+            $read = [$this->stdout];
+            $write = $except = null;
+            @stream_select($read, $write, $except, 0, 50_000); // waits for output, up to the deadline
+        } while (microtime(true) < $deadline);
+
+        return false;
     }
 
     /**
@@ -121,7 +174,10 @@ final class NodeProcess
         return (string) @file_get_contents($this->log);
     }
 
-    private function waitUntilGone(float $timeout): bool
+    /**
+     * Waits until the process has ended (reaped), up to $timeout.
+     */
+    public function waitUntilGone(float $timeout): bool
     {
         $deadline = microtime(true) + $timeout;
         while ($this->isRunning() && microtime(true) < $deadline) {
@@ -129,6 +185,7 @@ final class NodeProcess
         }
         $gone = !$this->isRunning();
         if ($gone && $this->process !== null) {
+            $this->output();
             proc_close($this->process);
             $this->process = null;
         }

@@ -24,6 +24,9 @@ final class LinkTlsTest extends TestCase
         self::assertSame($tls, $options->tls);
         self::assertSame('nexus-node', $tls->clientOptions('10.0.0.5')['peer_name']);
         self::assertTrue($tls->clientOptions('10.0.0.5')['verify_peer']);
+        self::assertSame($certs->nodeCert, $tls->clientOptions('10.0.0.5')['local_cert'], 'the dialling end shows its certificate');
+        self::assertTrue($tls->serverOptions()['verify_peer'], "the listening end requires the dialler's");
+        self::assertSame($certs->caFile, $tls->serverOptions()['cafile']);
         self::assertSame('10.0.0.5', (new LinkTls($certs->nodeCert, $certs->nodeKey, $certs->caFile))->clientOptions('10.0.0.5')['peer_name']);
         self::assertNull((new ClusterOptions('http://127.0.0.1:2379', 'a'))->tls);
     }
@@ -36,6 +39,7 @@ final class LinkTlsTest extends TestCase
         yield 'missing CA' => [static fn(NodeCertificates $c): LinkTls => new LinkTls($c->nodeCert, $c->nodeKey, $c->dir . '/none.pem'), 'The TLS CA file for the links between nodes, '];
         yield 'not PEM' => [static fn(NodeCertificates $c): LinkTls => new LinkTls($c->nodeCert, $c->dir . '/node.ext', $c->caFile), 'holds no PEM block'];
         yield 'key of another certificate' => [static fn(NodeCertificates $c): LinkTls => new LinkTls($c->nodeCert, $c->rogueKey, $c->caFile), 'does not belong to the certificate'];
+        yield 'certificate only for serverAuth' => [static fn(NodeCertificates $c): LinkTls => new LinkTls($c->serverOnlyCert, $c->serverOnlyKey, $c->caFile), 'may not be used for clientAuth (it is presented to the nodes this one links to): make it with extendedKeyUsage=serverAuth,clientAuth'];
         yield 'key as certificate' => [static fn(NodeCertificates $c): LinkTls => new LinkTls($c->nodeKey, $c->nodeKey, $c->caFile), 'holds no certificate OpenSSL can read'];
     }
 

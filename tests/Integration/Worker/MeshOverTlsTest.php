@@ -9,6 +9,8 @@ use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetter;
 use Nexus\Actor\Event\DeadLetterReason;
+use Nexus\Io\Connection;
+use Nexus\Io\Connector;
 use Nexus\Log\MemoryLogger;
 use Nexus\Worker\Exception\NotDeliveredException;
 use Nexus\Worker\PoolOptions;
@@ -20,8 +22,9 @@ use Nexus\Worker\Workers;
 use PHPUnit\Framework\TestCase;
 
 /**
- * Links between nodes over TLS: the same frames and handshake inside, the listening end's
- * certificate verified against the cluster's CA; a node with a certificate from another CA, a
+ * Links between nodes over mutual TLS: the same frames and handshake inside, each end's
+ * certificate verified against the cluster's CA; a node with a certificate from another CA (as
+ * either end), a TLS client with no certificate, a
  * plaintext node against a TLS one and a TLS node against a plaintext one all get nothing, their
  * messages become dead letters, the refusal is logged once per peer and no connection is left
  * hanging.
@@ -102,6 +105,68 @@ final class MeshOverTlsTest extends TestCase
         $this->runUntil(fn(): bool => $this->openNodeConnections(0) === 0);
         $this->expectException(NotDeliveredException::class);
         $ask->await();
+    }
+
+    public function testADiallerWhoseCertificateAnotherCaSignedIsRefusedByTheListeningNode(): void
+    {
+        $certs = NodeCertificates::get();
+        $this->node(5, $this->tls());
+        $got = &$this->victim(0);
+        // It trusts the cluster's CA and knows the secret: only its own certificate is wrong.
+        $dialer = $this->node(9, new LinkTls($certs->rogueCert, $certs->rogueKey, $certs->caFile), undeliveredTimeout: 0.5);
+        $dead = &$this->deadLetters(1);
+        $ask = $dialer->remoteRef(Slots::id(5, 0), '/user/victim')->ask('let me in', 5.0);
+        $dialer->remoteRef(Slots::id(5, 0), '/user/victim')->tell('let me in too');
+        $this->runUntil(static function () use (&$dead, $ask): bool {
+            return \count($dead) >= 2 && $ask->isSettled();
+        });
+
+        self::assertSame([], $got);
+        self::assertSame([DeadLetterReason::WorkerUnavailable, DeadLetterReason::WorkerUnavailable], array_map(static fn(DeadLetter $l): DeadLetterReason => $l->reason, $dead));
+        self::assertSame(1, $this->warnings(0, 'TLS link from tcp://127.0.0.1 refused'), "refused once, logged once for all the retries:\n" . implode("\n", $this->loggers[0]->messages('warning')));
+        self::assertTrue($this->logged(0, 'warning', 'certificate verify failed'));
+        self::assertLessThanOrEqual(1, \count($this->loggers[1]->messages('warning')), "the dialler logs it once at most:\n" . implode("\n", $this->loggers[1]->messages('warning')));
+        $this->runUntil(fn(): bool => $this->openNodeConnections(0) === 0);
+        $this->expectException(NotDeliveredException::class);
+        $ask->await();
+    }
+
+    public function testATlsClientWithoutACertificateIsRefusedByTheListeningNode(): void
+    {
+        $certs = NodeCertificates::get();
+        $this->node(5, $this->tls());
+        $got = &$this->victim(0);
+        $address = $this->addresses[Slots::id(5, 0)];
+        foreach ([1, 2] as $attempt) {
+            // A TLS client that verifies the node (it has the CA) but has no certificate to show.
+            $closed = false;
+            $received = '';
+            Connector::connect($this->loop, $address, 5.0)->onSettle(static function (?\Throwable $error, mixed $connection) use ($certs, &$closed, &$received): void {
+                self::assertNull($error);
+                self::assertInstanceOf(Connection::class, $connection);
+                $connection->onClose(static function () use (&$closed): void {
+                    $closed = true;
+                });
+                $connection->startTls(['cafile' => $certs->caFile, 'verify_peer' => true, 'peer_name' => '127.0.0.1'], false, 5.0)
+                    ->onSettle(static function (?\Throwable $error) use ($connection, &$received): void {
+                        if ($error === null) { // TLS 1.3: the client's side completes before the server has checked it
+                            $connection->onData(static function (string $data) use (&$received): void {
+                                $received .= $data;
+                            });
+                            $connection->write(str_repeat("\0", 16));
+                        }
+                    });
+            });
+            $this->runUntil(static function () use (&$closed): bool {
+                return $closed;
+            });
+            self::assertSame('', $received, "attempt {$attempt}: not a byte of the link protocol back");
+        }
+
+        self::assertSame([], $got);
+        self::assertSame(1, $this->warnings(0, 'TLS link from tcp://127.0.0.1 refused'), 'logged once for the peer, not once per attempt');
+        self::assertTrue($this->logged(0, 'warning', 'peer certificate'), implode("\n", $this->loggers[0]->messages('warning')));
+        $this->runUntil(fn(): bool => $this->openNodeConnections(0) === 0);
     }
 
     public function testAPlaintextNodeAgainstATlsNodeIsRefusedAndNothingHangs(): void

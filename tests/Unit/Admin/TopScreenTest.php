@@ -48,6 +48,31 @@ final class TopScreenTest extends TestCase
         self::assertMatchesRegularExpression('/^main +0 +postgres +4 +2 +0 +10$/m', $text);
     }
 
+    public function testANodeOfAClusterShowsItsMembersThisNodeMarked(): void
+    {
+        $frame = self::frame(1.0, 0.0, 0) + ['cluster' => [
+            'node' => 'b', 'incarnation' => 40, 'state' => 'member', 'detail' => '', 'revision' => 57, 'settled' => false, 'total' => 3,
+            'members' => [
+                ['node' => 'a', 'incarnation' => 12, 'address' => '10.0.0.5:7400', 'workers' => 2, 'self' => false, 'state' => 'member'],
+                ['node' => 'b', 'incarnation' => 40, 'address' => '10.0.0.6:7400', 'workers' => 2, 'self' => true, 'state' => 'member'],
+                ['node' => 'c', 'incarnation' => 55, 'address' => '10.0.0.7:7400', 'workers' => 4, 'self' => false, 'state' => 'joining'],
+            ],
+        ]];
+        $text = (new TopScreen(200, 8))->render($frame, 'x');
+
+        self::assertStringContainsString('CLUSTER  this node b (incarnation 40) member   view revision 57 (settling)   3 members', $text);
+        self::assertMatchesRegularExpression('/^a +12 10\.0\.0\.5:7400 +2  member$/m', $text);
+        self::assertMatchesRegularExpression('/^b \* +40 10\.0\.0\.6:7400 +2  member$/m', $text, 'this node is marked');
+        self::assertMatchesRegularExpression('/^c +55 10\.0\.0\.7:7400 +4  joining$/m', $text);
+    }
+
+    public function testNothingAboutAClusterWhenNotClustered(): void
+    {
+        $text = (new TopScreen(200, 8))->render(self::frame(1.0, 0.0, 0) + ['cluster' => null], 'x');
+
+        self::assertStringNotContainsString('CLUSTER', $text);
+    }
+
     public function testLinesAreCutToTheWidth(): void
     {
         $text = (new TopScreen(60))->render(self::frame(1.0, 0.0, 0), 'x');

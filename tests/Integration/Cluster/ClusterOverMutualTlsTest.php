@@ -1,0 +1,134 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Nexus\Tests\Integration\Cluster;
+
+use Nexus\Runtime\Loop;
+use Nexus\Tests\Integration\Worker\NodeCertificates;
+use Nexus\Tests\Support\EtcdServer;
+use Nexus\Tests\Support\RunsTheLoop;
+use PHPUnit\Framework\TestCase;
+
+/**
+ * Two `bin/nexus serve --cluster` nodes with --cluster-tls-cert/key/ca: every link between them
+ * is mutual TLS (each end shows its certificate and checks the other's), and the counters count
+ * exactly through either node, with no TLS refusal logged.
+ */
+final class ClusterOverMutualTlsTest extends TestCase
+{
+    use RunsTheLoop;
+
+    private ?EtcdServer $etcd = null;
+    private Loop $loop;
+    private string $dir;
+    /** @var list<NodeProcess> */
+    private array $nodes = [];
+    private ?CounterLoad $load = null;
+    private float $deadline;
+    /** The last `nexus cluster status --json` */
+    private string $status = '';
+
+    protected function setUp(): void
+    {
+        $why = null;
+        if (EtcdServer::binary($why) === null) {
+            self::markTestSkipped((string) $why);
+        }
+        $this->etcd = EtcdServer::start();
+        $this->loop = new Loop();
+        $this->dir = sys_get_temp_dir() . '/nexus-cluster-mtls-' . bin2hex(random_bytes(4));
+        mkdir($this->dir, 0o700);
+        $this->deadline = microtime(true) + 120.0;
+        $this->loop->unreference($this->loop->repeat(0.1, static function (): void {}));
+    }
+
+    protected function tearDown(): void
+    {
+        $this->load?->close();
+        foreach ($this->nodes as $node) {
+            $node->kill();
+        }
+        $this->etcd?->destroy();
+        exec('rm -rf ' . escapeshellarg($this->dir));
+    }
+
+    protected function checkLoop(): void
+    {
+        if (microtime(true) > $this->deadline) {
+            self::fail("The scenario did not finish in time.\n" . $this->logs());
+        }
+    }
+
+    public function testTwoNodesOverMutualTlsCountExactly(): void
+    {
+        \assert($this->etcd !== null);
+        $certs = NodeCertificates::get();
+        $tls = ["--cluster-tls-cert={$certs->nodeCert}", "--cluster-tls-key={$certs->nodeKey}", "--cluster-tls-ca={$certs->caFile}"];
+        foreach (['a', 'b'] as $name) {
+            $this->nodes[] = new NodeProcess($name, 'etcd://127.0.0.1:' . $this->etcd->port . '/test', $this->dir, "{$this->dir}/{$name}.log", 2, 3, $tls);
+        }
+        $names = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'];
+        $load = $this->load = new CounterLoad($this->loop, $names, array_map(static fn(NodeProcess $n): string => $n->url, $this->nodes), 6);
+        $load->start();
+        $this->runUntil(static fn(): bool => array_sum($load->acked) >= 80);
+        $load->stop();
+        $this->runUntil(static fn(): bool => $load->isIdle());
+
+        $reader = new CounterLoad($this->loop, $names, [$this->nodes[1]->url]);
+        try {
+            $totals = $reader->totals();
+        } finally {
+            $reader->close();
+        }
+        foreach ($totals as $name => $total) {
+            self::assertNotNull($total, "{$name} answered:\n" . $this->logs());
+            self::assertGreaterThanOrEqual($load->acked[$name], $total, "{$name}: no acknowledged increment lost");
+            self::assertLessThanOrEqual($load->acked[$name] + $load->ambiguous[$name], $total, "{$name}: none doubled");
+        }
+        // Both nodes host counters and every counter was asked through both: requests crossed.
+        $deadline = microtime(true) + 30.0;
+        while ($this->entitiesByNode() !== ['a' => true, 'b' => true]) {
+            self::assertLessThan($deadline, microtime(true), "both nodes host counters within 30 s:\n{$this->status}");
+            $this->runFor(0.2);
+        }
+        self::assertStringNotContainsString('TLS link', $this->logs(), 'no link was refused');
+    }
+
+    /**
+     * Whether each member hosts entities, by node name (`nexus cluster status --json`).
+     *
+     * @return array<string, bool>
+     */
+    private function entitiesByNode(): array
+    {
+        \assert($this->etcd !== null);
+        $output = [];
+        exec(escapeshellarg(\PHP_BINARY) . ' ' . escapeshellarg(__DIR__ . '/../../../bin/nexus') . ' cluster status --json --cluster=etcd://127.0.0.1:' . $this->etcd->port . '/test', $output);
+        $this->status = implode("\n", $output);
+        $status = json_decode($this->status, true);
+        $hosts = [];
+        foreach (\is_array($status) && \is_array($status['members'] ?? null) ? $status['members'] : [] as $member) {
+            if (\is_array($member) && \is_string($member['node'] ?? null)) {
+                $entities = 0;
+                foreach (\is_array($member['workers'] ?? null) ? $member['workers'] : [] as $worker) {
+                    $entities += \is_array($worker) && \is_int($worker['entities'] ?? null) ? $worker['entities'] : 0;
+                }
+                $hosts[$member['node']] = $entities > 0;
+            }
+        }
+        ksort($hosts);
+
+        return $hosts;
+    }
+
+    private function logs(): string
+    {
+        $logs = '';
+        foreach ($this->nodes as $node) {
+            $logs .= "--- node {$node->name} ---\n" . substr($node->logText(), -4000) . "\n";
+        }
+
+        return $logs;
+    }
+}
