@@ -59,6 +59,14 @@ final class WorkerPool
     private array $replaceQueue = [];
     private ?int $replacing = null;
     private bool $stopping = false;
+
+    /** @var list<int> the loop's watchers of SIGCHLD/SIGTERM/SIGINT/SIGHUP, from open() on */
+    private array $signalWatchers = [];
+
+    /** Whether run() supervises: a signal before that waits in $deferredSignal. */
+    private bool $running = false;
+
+    private ?string $deferredSignal = null;
     /** This node's number in a cluster (0: none); a rejoin changes it. */
     private int $node = 0;
     /** @var array<int, int> unexpected deaths by slot, since the pool started */
@@ -108,6 +116,28 @@ final class WorkerPool
         }
         $this->runtimeDir = $dir;
         $this->secret = bin2hex(random_bytes(16));
+        // The master's handlers go in first: a SIGTERM between open() and run() (or while a node
+        // waits to join) must not meet the default action, which kills the master outright.
+        $this->signalWatchers = [
+            $this->loop->onSignal(\SIGCHLD, fn() => $this->reap()),
+            $this->loop->onSignal(\SIGTERM, fn() => $this->signalled('SIGTERM')),
+            $this->loop->onSignal(\SIGINT, fn() => $this->signalled('SIGINT')),
+            $this->loop->onSignal(\SIGHUP, fn() => $this->signalled('SIGHUP')),
+        ];
+        try {
+            $this->openSockets();
+        } catch (\Throwable $e) {
+            $this->cancelSignalWatchers();
+
+            throw $e;
+        }
+    }
+
+    /**
+     * Joins the cluster (when there is one), then opens the HTTP sockets.
+     */
+    private function openSockets(): void
+    {
         // A node joins first (it may wait for etcd): until then the HTTP port is not open, so a
         // connection is refused at once rather than left in a backlog nobody accepts from.
         $cluster = $this->cluster;
@@ -188,12 +218,7 @@ final class WorkerPool
     public function run(): int
     {
         $this->open();
-        $watchers = [
-            $this->loop->onSignal(\SIGCHLD, fn() => $this->reap()),
-            $this->loop->onSignal(\SIGTERM, fn() => $this->stop('SIGTERM')),
-            $this->loop->onSignal(\SIGINT, fn() => $this->stop('SIGINT')),
-            $this->loop->onSignal(\SIGHUP, fn() => $this->reload()),
-        ];
+        $this->running = true;
         for ($slot = 0; $slot < $this->count; ++$slot) {
             $this->spawn($slot);
         }
@@ -201,12 +226,13 @@ final class WorkerPool
             'count' => $this->count,
             'address' => $this->address === null ? '' : ' on ' . $this->address,
         ]);
+        if ($this->deferredSignal === 'SIGTERM' || $this->deferredSignal === 'SIGINT') {
+            $this->stop($this->deferredSignal);
+        }
         while (!$this->stopping || $this->processes !== []) {
             $this->loop->tick();
         }
-        foreach ($watchers as $watcher) {
-            $this->loop->cancel($watcher);
-        }
+        $this->cancelSignalWatchers();
         if ($this->cluster !== null) {
             try {
                 $this->cluster->revoke()->await();
@@ -593,6 +619,33 @@ final class WorkerPool
         }
         $this->replacing = $slot;
         $this->spawn($slot);
+    }
+
+    /**
+     * A signal to the master: acted on while run() supervises, kept until then before it (a
+     * SIGHUP before the workers exist has nothing to reload; a node still joining ends its wait
+     * through its own handler).
+     */
+    private function signalled(string $signal): void
+    {
+        if (!$this->running) {
+            $this->deferredSignal = $signal === 'SIGHUP' ? $this->deferredSignal : $signal;
+
+            return;
+        }
+        if ($signal === 'SIGHUP') {
+            $this->reload();
+        } else {
+            $this->stop($signal);
+        }
+    }
+
+    private function cancelSignalWatchers(): void
+    {
+        foreach ($this->signalWatchers as $watcher) {
+            $this->loop->cancel($watcher);
+        }
+        $this->signalWatchers = [];
     }
 
     private function stop(string $signal): void

@@ -175,6 +175,28 @@ final class WorkerPoolTest extends TestCase
         self::assertStringNotContainsString('killing it', $this->stderr());
     }
 
+    public function testASigtermBetweenOpenAndRunStopsThePoolGracefullyInsteadOfKillingTheMaster(): void
+    {
+        $command = [\PHP_BINARY, __DIR__ . '/signal-before-run-pool.php', sys_get_temp_dir()];
+        $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::ROOT);
+        self::assertIsResource($process);
+        $this->process = $process;
+        $this->pipes = $pipes;
+        stream_set_blocking($pipes[1], false);
+        stream_set_blocking($pipes[2], false);
+        $status = proc_get_status($process);
+        $this->waitUntil(static function () use ($process, &$status): bool {
+            $status = proc_get_status($process);
+
+            return !$status['running'];
+        }, 30.0, 'the pool stopped');
+
+        self::assertFalse($status['signaled'], 'the master was killed by the signal: ' . $this->stderr());
+        self::assertSame(0, $status['exitcode'], $this->stderr());
+        self::assertStringContainsString('SIGTERM: stopping 1 workers gracefully', $this->stderr());
+        self::assertStringContainsString('Worker pool stopped.', $this->stderr());
+    }
+
     public function testAWorkerIsRecycledAfterItsRequestLimit(): void
     {
         $this->start(['--max-requests=50']);
