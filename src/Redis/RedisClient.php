@@ -7,6 +7,7 @@ namespace Nexus\Redis;
 use Nexus\Io\Connection;
 use Nexus\Io\Connector;
 use Nexus\Io\Exception\ConnectTimeoutException;
+use Nexus\Metrics\HistogramSeries;
 use Nexus\Pool\TaskCancellation;
 use Nexus\Redis\Exception\InvalidRedisCommandException;
 use Nexus\Redis\Exception\InvalidRedisConfigException;
@@ -17,6 +18,7 @@ use Nexus\Redis\Exception\RedisErrorException;
 use Nexus\Redis\Exception\RedisProtocolException;
 use Nexus\Redis\Exception\RedisReplyLimitException;
 use Nexus\Redis\Exception\RedisTimeoutException;
+use Nexus\Redis\Internal\CommandSpan;
 use Nexus\Redis\Internal\PipelineReplies;
 use Nexus\Redis\Protocol\RespEncoder;
 use Nexus\Redis\Protocol\RespParser;
@@ -25,6 +27,7 @@ use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Exception\CancelledException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Trace\Tracing;
 
 /**
  * One connection to Redis, speaking RESP2 on the loop.
@@ -48,6 +51,13 @@ use Nexus\Runtime\Loop;
  * limits closes the connection with RedisReplyLimitException. A command given a Cancellation that
  * is requested before its reply fails with the CancelledException and closes the connection for
  * the same reason; the commands pending with it fail with a RedisConnectionException saying so.
+ *
+ * Observability: a client measured by measureInto() (every connection of a RedisPool) adds the
+ * duration of each command, and of each pipeline as one operation, from queueing to its reply or
+ * failure, to a histogram (db.client.operation.duration): one hrtime() call and one array slot
+ * per command, one observation per reply. A command sent from traced work (Scheduler::$trace,
+ * with Tracing::$tracer installed) gets a client span (Internal\CommandSpan: the command's name,
+ * never its arguments); with tracing off that costs one null check.
  */
 final class RedisClient
 {
@@ -70,6 +80,10 @@ final class RedisClient
     private ?\Closure $pushHandler = null;
     /** @var list<\Closure(RedisConnectionException): void> */
     private array $closeCallbacks = [];
+    /** where each command's duration goes, when measured */
+    private ?HistogramSeries $durations = null;
+    /** @var array<int, int|float> hrtime() when each waiting command (a pipeline: its last slot) was queued, when measured */
+    private array $sentAt = [];
 
     private function __construct(
         private readonly Loop $loop,
@@ -184,11 +198,18 @@ final class RedisClient
                 $this->armTimeout($this->commandTimeout);
             }
         }
+        if ($this->durations !== null) {
+            $this->sentAt[$this->tail] = hrtime(true);
+        }
         ++$this->tail;
         $this->outgoing .= RespEncoder::command($name, $args);
         if (!$this->flushScheduled) {
             $this->flushScheduled = true;
             $this->loop->defer($this->flush);
+        }
+        $trace = $this->loop->scheduler()->trace;
+        if ($trace !== null && Tracing::$tracer !== null) {
+            return CommandSpan::around($deferred->future(), $this->loop, $this->config, Tracing::$tracer, $trace, $name);
         }
 
         return $deferred->future();
@@ -284,10 +305,17 @@ final class RedisClient
         if ($this->commandTimeout !== null && $this->timeoutTimer === null) {
             $this->armTimeout($this->commandTimeout);
         }
+        if ($this->durations !== null) {
+            $this->sentAt[$this->tail - 1] = hrtime(true);
+        }
         $this->outgoing .= $bytes;
         if (!$this->flushScheduled) {
             $this->flushScheduled = true;
             $this->loop->defer($this->flush);
+        }
+        $trace = $this->loop->scheduler()->trace;
+        if ($trace !== null && Tracing::$tracer !== null) {
+            return CommandSpan::around($deferred->future(), $this->loop, $this->config, Tracing::$tracer, $trace, '', $commands);
         }
 
         return $deferred->future();
@@ -456,6 +484,15 @@ final class RedisClient
     }
 
     /**
+     * From now on every command (a pipeline as one operation) adds its duration, from queueing
+     * to its reply or failure, to $durations. A RedisPool does this for each connection it opens.
+     */
+    public function measureInto(HistogramSeries $durations): void
+    {
+        $this->durations = $durations;
+    }
+
+    /**
      * @param \Closure(RedisConnectionException): void $callback called once when the client closes
      *                                                          for any reason (at once if it has)
      */
@@ -508,6 +545,13 @@ final class RedisClient
             $this->timeoutTimer = null;
         }
         $this->outgoing = '';
+        if ($this->durations !== null) {
+            $now = hrtime(true);
+            foreach ($this->sentAt as $sentAt) {
+                $this->durations->observe(($now - $sentAt) / 1e9);
+            }
+            $this->sentAt = [];
+        }
         $waiting = $this->waiting;
         $this->waiting = $this->queuedAt = [];
         $this->head = $this->tail = 0;
@@ -639,8 +683,12 @@ final class RedisClient
                 return;
             }
             $waiter = $this->waiting[$this->head];
+            if ($this->durations !== null && isset($this->sentAt[$this->head])) {
+                $this->durations->observe((hrtime(true) - $this->sentAt[$this->head]) / 1e9);
+                unset($this->sentAt[$this->head]);
+            }
             if (++$this->head === $this->tail) {
-                $this->waiting = $this->queuedAt = [];
+                $this->waiting = $this->queuedAt = $this->sentAt = [];
                 $this->head = $this->tail = 0;
             } else {
                 unset($this->waiting[$this->head - 1]);
