@@ -66,6 +66,7 @@ final class Telemetry
             idleTimeout: $config->exportTimeout,
             totalTimeout: $config->exportTimeout,
             maxConnectionsPerOrigin: 2,
+            instrumented: false, // the exporter's own requests never make spans (no feedback loop) nor count as the application's
         ));
         $factory = new Psr17Factory();
         $transport = new RecordingTransport(new PsrTransport(
