@@ -20,8 +20,9 @@ use Nexus\Metrics\HistogramSeries;
  * response), error.type (the status code for 4xx and 5xx, the exception's class for a failure,
  * '' otherwise).
  *
- * On the request path: two hrtime() calls, one nested array lookup keyed by values the request
- * already has, one histogram observation; nothing allocated once a combination was seen.
+ * On the request path: two hrtime() calls, one lookup in the array the client keeps per URL
+ * (status code, method), one histogram observation; nothing allocated once a combination was
+ * seen.
  * Bound: at most MAX_SERIES label combinations; past it a new combination counts into one
  * series with method _OTHER and server.address _other (the totals stay right).
  */
@@ -43,9 +44,19 @@ final class ClientMetrics
      */
     public static function observe(string $method, string $origin, string $host, int $port, int $status, ?\Throwable $error, float $seconds): void
     {
+        self::series($method, $origin, $host, $port, $status, $error)->observe($seconds);
+    }
+
+    /**
+     * The series of requests with these labels, made on first use (past MAX_SERIES combinations:
+     * the overflow series). Keep it: the HTTP client caches it per URL.
+     */
+    public static function series(string $method, string $origin, string $host, int $port, int $status, ?\Throwable $error): HistogramSeries
+    {
         $method = isset(self::KNOWN_METHODS[$method]) ? $method : '_OTHER';
         $outcome = $error === null ? $status : $error::class;
-        (self::$series[$method][$origin][$outcome] ?? self::series($method, $origin, $host, $port, $status, $error))->observe($seconds);
+
+        return self::$series[$method][$origin][$outcome] ?? self::make($method, $origin, $host, $port, $status, $error);
     }
 
     /**
@@ -74,7 +85,7 @@ final class ClientMetrics
         return isset(self::KNOWN_METHODS[$method]) ? $method : '_OTHER';
     }
 
-    private static function series(string $method, string $origin, string $host, int $port, int $status, ?\Throwable $error): HistogramSeries
+    private static function make(string $method, string $origin, string $host, int $port, int $status, ?\Throwable $error): HistogramSeries
     {
         $outcome = $error === null ? $status : $error::class;
         if (\count(self::$rows) >= self::MAX_SERIES) {

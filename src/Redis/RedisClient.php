@@ -54,8 +54,8 @@ use Nexus\Trace\Tracing;
  *
  * Observability: a client measured by measureInto() (every connection of a RedisPool) adds the
  * duration of each command, and of each pipeline as one operation, from queueing to its reply or
- * failure, to a histogram (db.client.operation.duration): one hrtime() call and one array slot
- * per command, one observation per reply. A command sent from traced work (Scheduler::$trace,
+ * failure, to a histogram (db.client.operation.duration): the hrtime() stamp each command
+ * gets anyway for its command timeout, one hrtime() call and one observation per reply. A command sent from traced work (Scheduler::$trace,
  * with Tracing::$tracer installed) gets a client span (Internal\CommandSpan: the command's name,
  * never its arguments); with tracing off that costs one null check.
  */
@@ -66,8 +66,10 @@ final class RedisClient
     private array $waiting = [];
     private int $head = 0;
     private int $tail = 0;
-    /** @var array<int, float> when each waiting command was queued (only with a command timeout) */
+    /** @var array<int, int|float> hrtime() when each waiting command was queued (only when $stamped) */
     private array $queuedAt = [];
+    /** whether commands are stamped with the time they were queued: with a command timeout, or when measured */
+    private bool $stamped;
     private string $outgoing = '';
     private bool $flushScheduled = false;
     /** @var \Closure(): void */
@@ -82,8 +84,6 @@ final class RedisClient
     private array $closeCallbacks = [];
     /** where each command's duration goes, when measured */
     private ?HistogramSeries $durations = null;
-    /** @var array<int, int|float> hrtime() when each waiting command (a pipeline: its last slot) was queued, when measured */
-    private array $sentAt = [];
 
     private function __construct(
         private readonly Loop $loop,
@@ -92,6 +92,7 @@ final class RedisClient
     ) {
         $this->parser = $config->parser();
         $this->commandTimeout = $config->commandTimeout;
+        $this->stamped = $config->commandTimeout !== null;
         $this->flush = function (): void {
             $this->flushScheduled = false;
             if ($this->outgoing !== '' && $this->closedBy === null) {
@@ -192,14 +193,11 @@ final class RedisClient
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->loop);
         $this->waiting[$this->tail] = $deferred;
-        if ($this->commandTimeout !== null) {
-            $this->queuedAt[$this->tail] = $this->loop->now();
-            if ($this->timeoutTimer === null) {
+        if ($this->stamped) {
+            $this->queuedAt[$this->tail] = hrtime(true);
+            if ($this->timeoutTimer === null && $this->commandTimeout !== null) {
                 $this->armTimeout($this->commandTimeout);
             }
-        }
-        if ($this->durations !== null) {
-            $this->sentAt[$this->tail] = hrtime(true);
         }
         ++$this->tail;
         $this->outgoing .= RespEncoder::command($name, $args);
@@ -207,8 +205,7 @@ final class RedisClient
             $this->flushScheduled = true;
             $this->loop->defer($this->flush);
         }
-        $trace = $this->loop->scheduler()->trace;
-        if ($trace !== null && Tracing::$tracer !== null) {
+        if (Tracing::$tracer !== null && ($trace = $this->loop->scheduler()->trace) !== null) {
             return CommandSpan::around($deferred->future(), $this->loop, $this->config, Tracing::$tracer, $trace, $name);
         }
 
@@ -294,10 +291,10 @@ final class RedisClient
         /** @var Deferred<list<mixed>> $deferred */
         $deferred = new Deferred($this->loop);
         $collector = new PipelineReplies($deferred, \count($commands));
-        $now = $this->loop->now();
+        $now = hrtime(true);
         foreach ($commands as $_) {
             $this->waiting[$this->tail] = $collector;
-            if ($this->commandTimeout !== null) {
+            if ($this->stamped) {
                 $this->queuedAt[$this->tail] = $now;
             }
             ++$this->tail;
@@ -305,16 +302,12 @@ final class RedisClient
         if ($this->commandTimeout !== null && $this->timeoutTimer === null) {
             $this->armTimeout($this->commandTimeout);
         }
-        if ($this->durations !== null) {
-            $this->sentAt[$this->tail - 1] = hrtime(true);
-        }
         $this->outgoing .= $bytes;
         if (!$this->flushScheduled) {
             $this->flushScheduled = true;
             $this->loop->defer($this->flush);
         }
-        $trace = $this->loop->scheduler()->trace;
-        if ($trace !== null && Tracing::$tracer !== null) {
+        if (Tracing::$tracer !== null && ($trace = $this->loop->scheduler()->trace) !== null) {
             return CommandSpan::around($deferred->future(), $this->loop, $this->config, Tracing::$tracer, $trace, '', $commands);
         }
 
@@ -490,6 +483,7 @@ final class RedisClient
     public function measureInto(HistogramSeries $durations): void
     {
         $this->durations = $durations;
+        $this->stamped = true;
     }
 
     /**
@@ -546,11 +540,15 @@ final class RedisClient
         }
         $this->outgoing = '';
         if ($this->durations !== null) {
+            // Each command (a pipeline once) that fails now counts with the time it waited.
             $now = hrtime(true);
-            foreach ($this->sentAt as $sentAt) {
-                $this->durations->observe(($now - $sentAt) / 1e9);
+            $last = null;
+            foreach ($this->waiting as $i => $waiter) {
+                if ($waiter !== $last && isset($this->queuedAt[$i])) {
+                    $this->durations->observe(($now - $this->queuedAt[$i]) / 1e9);
+                }
+                $last = $waiter;
             }
-            $this->sentAt = [];
         }
         $waiting = $this->waiting;
         $this->waiting = $this->queuedAt = [];
@@ -683,27 +681,28 @@ final class RedisClient
                 return;
             }
             $waiter = $this->waiting[$this->head];
-            if ($this->durations !== null && isset($this->sentAt[$this->head])) {
-                $this->durations->observe((hrtime(true) - $this->sentAt[$this->head]) / 1e9);
-                unset($this->sentAt[$this->head]);
-            }
+            $durations = $this->durations;
+            $queuedAt = $durations === null ? 0 : ($this->queuedAt[$this->head] ?? 0);
             if (++$this->head === $this->tail) {
-                $this->waiting = $this->queuedAt = $this->sentAt = [];
+                $this->waiting = $this->queuedAt = [];
                 $this->head = $this->tail = 0;
             } else {
                 unset($this->waiting[$this->head - 1]);
-                if ($this->timeoutTimer !== null) {
+                if ($this->stamped) {
                     unset($this->queuedAt[$this->head - 1]);
                 }
             }
             if ($waiter instanceof Deferred) {
+                if ($durations !== null && $queuedAt !== 0) {
+                    $durations->observe((hrtime(true) - $queuedAt) / 1e9);
+                }
                 if ($reply instanceof RedisErrorException) {
                     $waiter->tryReject($reply);
                 } else {
                     $waiter->tryResolve($reply);
                 }
-            } else {
-                $waiter->add($reply);
+            } elseif ($waiter->add($reply) && $durations !== null && $queuedAt !== 0) {
+                $durations->observe((hrtime(true) - $queuedAt) / 1e9);
             }
             if ($this->closedBy !== null) {
                 return;
@@ -731,7 +730,7 @@ final class RedisClient
         if ($this->head === $this->tail || $this->closedBy !== null || $timeout === null) {
             return;
         }
-        $waited = $this->loop->now() - ($this->queuedAt[$this->head] ?? $this->loop->now());
+        $waited = isset($this->queuedAt[$this->head]) ? (hrtime(true) - $this->queuedAt[$this->head]) / 1e9 : 0.0;
         if ($waited < $timeout) {
             $this->armTimeout($timeout - $waited);
 

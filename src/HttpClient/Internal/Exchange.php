@@ -309,7 +309,12 @@ final class Exchange
     private function observed(int $status, ?\Throwable $error): void
     {
         if ($this->dispatcher->instrumented) {
-            ClientMetrics::observe($this->method, $this->target->origin, $this->target->host, $this->target->port, $status, $error, (hrtime(true) - $this->startedAt) / 1e9);
+            $seconds = (hrtime(true) - $this->startedAt) / 1e9;
+            if ($error === null) {
+                ($this->target->durations[$status][$this->method] ??= ClientMetrics::series($this->method, $this->target->origin, $this->target->host, $this->target->port, $status, null))->observe($seconds);
+            } else {
+                ClientMetrics::series($this->method, $this->target->origin, $this->target->host, $this->target->port, 0, $error)->observe($seconds);
+            }
         }
         if ($this->span !== null) {
             ClientSpan::end($this->span, $status, $error);
