@@ -15,14 +15,12 @@ use Nexus\Postgres\Exception\PgQueryTimeoutException;
 use Nexus\Postgres\Exception\PgServerUnavailableException;
 use Nexus\Postgres\Internal\ParameterEncoder;
 use Nexus\Postgres\Internal\PendingStatement;
+use Nexus\Postgres\Internal\StatementSpan;
 use Nexus\Runtime\Cancellation;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Exception\CancelledException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
-use Nexus\Trace\SpanKind;
-use Nexus\Trace\TraceContext;
-use Nexus\Trace\Tracer;
 use Nexus\Trace\Tracing;
 use PgSql\Connection;
 use PgSql\Result;
@@ -432,69 +430,11 @@ final class PgConnection
         } else {
             $this->queue[$this->tail++] = $statement;
         }
-        $trace = $this->loop->scheduler()->trace;
-        if ($trace !== null && Tracing::$tracer !== null) {
-            return $this->traced($deferred->future(), $sql, $trace, Tracing::$tracer);
+        if (Tracing::$tracer !== null && ($trace = $this->loop->scheduler()->trace) !== null) {
+            return StatementSpan::around($deferred->future(), $this->loop, $this->config, Tracing::$tracer, $trace, $sql);
         }
 
         return $deferred->future();
-    }
-
-    /**
-     * The statement's future, seen through a client span that ends when it settles, named and
-     * described as OpenTelemetry's database conventions ask (stable names, and the earlier ones
-     * beside them for backends that still read those): `SELECT orders` (operation and database),
-     * db.system.name / db.system, db.namespace / db.name, db.operation.name / db.operation (the
-     * statement's first keyword), db.query.text / db.statement (cut to Tracing::MAX_STATEMENT
-     * bytes; parameters are never recorded), server.address, server.port. A failure sets
-     * error.type and db.response.status_code (the SQLSTATE).
-     *
-     * @param Future<mixed> $future
-     *
-     * @return Future<mixed>
-     */
-    private function traced(Future $future, string $sql, TraceContext $parent, Tracer $tracer): Future
-    {
-        $operation = strtoupper((string) strtok(ltrim($sql, " \t\r\n("), " \t\r\n(;"));
-        if ($operation === '' || \strlen($operation) > 32 || !ctype_alpha($operation)) {
-            $operation = '';
-        }
-        $database = $this->config->database;
-        $statement = Tracing::statement($sql);
-        $attributes = [
-            'db.system.name' => 'postgresql',
-            'db.system' => 'postgresql',
-            'db.namespace' => $database,
-            'db.name' => $database,
-            'db.query.text' => $statement,
-            'db.statement' => $statement,
-            'server.address' => $this->config->host,
-            'server.port' => $this->config->port,
-        ];
-        if ($operation !== '') {
-            $attributes['db.operation.name'] = $operation;
-            $attributes['db.operation'] = $operation;
-        }
-        $span = $tracer->startSpan($operation === '' ? ($database === '' ? 'postgresql' : $database) : "{$operation} {$database}", SpanKind::Client, $parent, $attributes);
-        /** @var Deferred<mixed> $outer */
-        $outer = new Deferred($this->loop);
-        $future->onSettle(static function (?\Throwable $error, mixed $value) use ($span, $outer): void {
-            if ($error !== null) {
-                $code = $error instanceof PgQueryException ? $error->sqlState : '';
-                if ($code !== '') {
-                    $span->setAttribute('db.response.status_code', $code);
-                }
-                $span->setAttribute('error.type', $code !== '' ? $code : $error::class);
-                $span->fail($error);
-                $span->end();
-                $outer->reject($error);
-            } else {
-                $span->end();
-                $outer->resolve($value);
-            }
-        });
-
-        return $outer->future();
     }
 
     private function start(PendingStatement $statement): void
