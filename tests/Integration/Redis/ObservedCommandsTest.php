@@ -83,6 +83,7 @@ final class ObservedCommandsTest extends RedisTestCase
                 $scheduler->trace = null;
             }
         })->await();
+        $telemetry->processor->flush()->await(20.0); // every span exported (a deadline, not a sleep)
         $telemetry->shutdown();
 
         $spans = $collector->trace('cccccccccccccccccccccccccccccccc');

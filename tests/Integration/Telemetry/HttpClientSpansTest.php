@@ -212,6 +212,7 @@ final class HttpClientSpansTest extends TestCase
                 $scheduler->trace = null;
             }
         })->await();
+        $telemetry->processor->flush()->await(20.0); // every span exported (a deadline, not a sleep)
         $telemetry->shutdown();
         self::assertNull($headers[0], 'no trace header from the uninstrumented client');
         self::assertIsString($headers[1]);
