@@ -11,10 +11,12 @@ declare(strict_types=1);
  *       bench/metrics/pool-cost.php pg HOST PORT N      # N statements through PgPool::query()
  *   ... bench/metrics/pool-cost.php redis HOST PORT N   # N commands through RedisPool::command()
  *   ... bench/metrics/pool-cost.php persist N           # N persisted events (in-memory store)
+ *   ... bench/metrics/pool-cost.php http-client URL N   # N GET requests through one HttpClient, one at a time
  */
 
 use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorSystem;
+use Nexus\HttpClient\HttpClient;
 use Nexus\Persistence\Effect;
 use Nexus\Persistence\Persistence;
 use Nexus\Persistence\Serialization\TypeRegistry;
@@ -60,7 +62,14 @@ switch ($mode) {
             $counter->ask('inc', 5.0)->await();
         }
         break;
+    case 'http-client':
+        $client = new HttpClient(new Loop());
+        for ($i = 0, $n = (int) $argv[3]; $i < $n; ++$i) {
+            $client->get($argv[2])->await();
+        }
+        $client->close();
+        break;
     default:
-        fwrite(STDERR, "Usage: pool-cost.php pg HOST PORT N | redis HOST PORT N | persist N\n");
+        fwrite(STDERR, "Usage: pool-cost.php pg HOST PORT N | redis HOST PORT N | persist N | http-client URL N\n");
         exit(2);
 }

@@ -8,6 +8,7 @@ use Nexus\Actor\ActorSystem;
 use Nexus\Http\Application;
 use Nexus\Http\RequestHandler;
 use Nexus\Http\Server\HttpServer;
+use Nexus\HttpClient\ClientMetrics;
 use Nexus\Metrics\Aggregation;
 use Nexus\Metrics\HttpServerMetrics;
 use Nexus\Metrics\Registry;
@@ -28,7 +29,8 @@ use Nexus\Worker\WorkerContext;
  * scrape time, nothing on the request path beyond the middleware); the PostgreSQL and Redis
  * pools of the process (PoolDirectory: db.client.connections.usage by state, .pending_requests,
  * .max, db.client.operation.duration) and its persistence (PersistenceStats:
- * nexus.persistence.*), all read from what they count themselves when scraped.
+ * nexus.persistence.*) and its outgoing HTTP requests (ClientMetrics: http.client.request.duration),
+ * all read from what they count themselves when scraped.
  */
 final class ServedObservability implements ServerObserver
 {
@@ -58,6 +60,22 @@ final class ServedObservability implements ServerObserver
         $this->http = new HttpServerMetrics($this->registry);
         self::poolMetrics($this->registry);
         self::persistenceMetrics($this->registry);
+        self::httpClientMetrics($this->registry);
+    }
+
+    /**
+     * The outgoing HTTP requests of this process's HttpClients (ClientMetrics): at most
+     * ClientMetrics::MAX_SERIES label combinations.
+     */
+    public static function httpClientMetrics(Registry $registry): void
+    {
+        $registry->histogramCallback(
+            'http.client.request.duration',
+            'Duration of outgoing HTTP requests, until the response (its head when streamed) or the failure.',
+            static fn(): array => ClientMetrics::rows(),
+            ['http.request.method', 'server.address', 'server.port', 'http.response.status_code', 'error.type'],
+            maxSeries: ClientMetrics::MAX_SERIES + 1,
+        );
     }
 
     /**

@@ -35,6 +35,11 @@ use Nexus\HttpClient\Exception\InvalidOptionsException;
  * Behaviour: decompress (true: sends Accept-Encoding: gzip, deflate and decodes), maxRedirects
  * (0: a 3xx is returned as it is; above 0 redirects are followed up to that many), userAgent, tls,
  * resolver (null: a SystemResolver, which blocks once per host name and TTL).
+ *
+ * Observability: instrumented (true) counts each request in ClientMetrics
+ * (http.client.request.duration) and, when it is sent from traced work, gives it a CLIENT span
+ * and sends the trace on in `traceparent`/`tracestate`; false does neither (the OTLP exporter's
+ * own client: its requests must never make spans of their own).
  */
 final readonly class ClientOptions
 {
@@ -58,6 +63,7 @@ final readonly class ClientOptions
         public string $userAgent = 'Nexus-HttpClient/1.0',
         public TlsOptions $tls = new TlsOptions(),
         public ?Resolver $resolver = null,
+        public bool $instrumented = true,
     ) {
         foreach (['connectTimeout' => $connectTimeout, 'headTimeout' => $headTimeout, 'idleTimeout' => $idleTimeout, 'totalTimeout' => $totalTimeout, 'acquireTimeout' => $acquireTimeout, 'keepAliveTimeout' => $keepAliveTimeout] as $name => $seconds) {
             if (!($seconds > 0.0)) {

@@ -6,6 +6,7 @@ namespace Nexus\HttpClient;
 
 use Nexus\HttpClient\Exception\InvalidRequestException;
 use Nexus\HttpClient\Exception\TooManyRedirectsException;
+use Nexus\HttpClient\Internal\ClientSpan;
 use Nexus\HttpClient\Internal\Dispatcher;
 use Nexus\HttpClient\Internal\Exchange;
 use Nexus\HttpClient\Internal\Settings;
@@ -15,6 +16,7 @@ use Nexus\Runtime\Cancellation;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Trace\Tracing;
 
 /**
  * An HTTP/1.1 client on the loop: request() returns a Future of the response, which a handler or
@@ -35,6 +37,12 @@ use Nexus\Runtime\Loop;
  * The cancellation a handler runs under (Scheduler::setCancellation(), an HTTP handler's time
  * limit) also cancels its requests, as a Cancellation passed to request() does: the request's
  * connection is closed and its future fails with the CancelledException.
+ *
+ * Observability (ClientOptions::$instrumented, on by default): every request adds its duration
+ * to ClientMetrics (http.client.request.duration); one sent from traced work (Scheduler::$trace
+ * with Tracing::$tracer installed) is a CLIENT span of that work and carries the trace on in
+ * `traceparent` (and `tracestate`), each redirect hop a span of its own. With tracing off that
+ * costs one null check per request.
  */
 final class HttpClient
 {
@@ -181,9 +189,20 @@ final class HttpClient
      */
     private function send(string $method, Target $target, array $headers, string|RequestBody|null $body, Settings $settings, ?Cancellation $cancellation): Future
     {
+        $span = null;
+        if ($this->options->instrumented && Tracing::$tracer !== null) {
+            $trace = $this->loop->scheduler()->trace;
+            if ($trace !== null) {
+                $span = ClientSpan::start(Tracing::$tracer, $trace, $method, $target, $headers);
+            }
+        }
         try {
             $bytes = $this->head($method, $target, $headers, $body, $settings);
         } catch (InvalidRequestException $e) {
+            if ($span !== null) {
+                ClientSpan::end($span, 0, $e);
+            }
+
             return Future::rejected($this->loop, $e);
         }
         if (\is_string($body)) {
@@ -202,6 +221,7 @@ final class HttpClient
             $settings,
             $cancellation,
             $deferred,
+            $span,
         );
         $this->dispatcher->send($exchange);
 

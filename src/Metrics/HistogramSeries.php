@@ -7,9 +7,11 @@ namespace Nexus\Metrics;
 use Nexus\Metrics\Exception\InvalidValueException;
 
 /**
- * One series of a histogram (one combination of label values). observe() finds the bucket by a
- * binary search over the bounds and increments one slot of a packed array: no allocation while
- * no snapshot shares the array (after a snapshot, the first observe() copies it once).
+ * One series of a histogram (one combination of label values). observe() finds the bucket by
+ * walking the bounds up from the smallest (durations are mostly small: a request of 3 ms takes
+ * one comparison, where a binary search over the 14 seconds buckets always takes four steps of
+ * twice the work) and increments one slot of a packed array: no allocation while no snapshot
+ * shares the array (after a snapshot, the first observe() copies it once).
  *
  * Bucket i counts the observations v with bounds[i-1] < v <= bounds[i]; the last slot counts
  * those above every bound (+Inf). The exposition makes them cumulative.
@@ -20,6 +22,8 @@ final class HistogramSeries
     private array $counts;
     private float $sum = 0.0;
     private readonly int $bucketCount;
+    /** @var list<float> the bounds and +Inf last, which stops the walk */
+    private readonly array $walk;
 
     /**
      * @param list<float> $bounds increasing upper bounds, +Inf excluded
@@ -27,6 +31,7 @@ final class HistogramSeries
     public function __construct(private readonly array $bounds)
     {
         $this->bucketCount = \count($bounds);
+        $this->walk = [...$bounds, \INF];
         $this->counts = array_fill(0, $this->bucketCount + 1, 0);
     }
 
@@ -35,17 +40,11 @@ final class HistogramSeries
      */
     public function observe(float $value): void
     {
-        // Binary search for the first bound >= $value (4 steps for the 14 seconds buckets).
-        $bounds = $this->bounds;
+        // The first bound >= $value; +Inf (last) stops every value but NaN, which compares false.
+        $walk = $this->walk;
         $i = 0;
-        $high = $this->bucketCount;
-        while ($i < $high) {
-            $middle = ($i + $high) >> 1;
-            if ($value > $bounds[$middle]) {
-                $i = $middle + 1;
-            } else {
-                $high = $middle;
-            }
+        while ($value > $walk[$i]) {
+            ++$i;
         }
         if ($i === 0 && is_nan($value)) {
             throw new InvalidValueException('A histogram cannot observe NaN; nothing was recorded.');

@@ -23,6 +23,7 @@ use Nexus\Http\Response;
  *
  * Per request: two hrtime() calls, an integer up and down for the active requests (read at
  * scrape time), nested array lookups for the cached series (no string built) and one observe().
+ * wrap() costs less than the middleware: no layer, and its MeasuredHandler keeps its own cache.
  * A handler that throws is counted as 500 and the exception passes on. The duration runs until
  * the handler returns; a streamed body's transfer is not included.
  */
@@ -31,8 +32,12 @@ final class HttpServerMetrics implements Middleware
     private const METHODS = ['GET' => true, 'HEAD' => true, 'POST' => true, 'PUT' => true, 'PATCH' => true, 'DELETE' => true, 'OPTIONS' => true, 'CONNECT' => true, 'TRACE' => true];
 
     public readonly Histogram $duration;
-    /** Requests being handled now: a plain integer, read at scrape time. */
-    private int $active = 0;
+    /**
+     * Requests being handled now: a plain integer, read at scrape time.
+     *
+     * @internal counted by process() and by MeasuredHandler
+     */
+    public int $active = 0;
     /** @var array<string, array<string, array<int, HistogramSeries>>> by route, method, status */
     private array $series = [];
     private int $cached = 0;
@@ -81,6 +86,18 @@ final class HttpServerMetrics implements Middleware
         ($this->series[$route][$method][$status] ?? $this->resolve($route, $method, $status))->observe((hrtime(true) - $start) / 1e9);
 
         return $response;
+    }
+
+    /**
+     * @internal for MeasuredHandler: the series of one answer, from the cache or made
+     */
+    public function series(string $route, string $method, int $status): HistogramSeries
+    {
+        if (!isset(self::METHODS[$method])) {
+            $method = '_OTHER';
+        }
+
+        return $this->series[$route][$method][$status] ?? $this->resolve($route, $method, $status);
     }
 
     private function record(Request $request, int $status, int|float $start): void

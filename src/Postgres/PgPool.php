@@ -35,11 +35,13 @@ use Nexus\Runtime\Loop;
  * cancelled where it is: waiting for a connection, it leaves the queue; running, it is cancelled on
  * the server and the connection comes back clean.
  *
- * Metrics: the pool registers in PoolDirectory under $name (a label, default 'postgres'); each
- * statement of query()/queryAsync() adds its duration (from sending to its answer, the wait for
- * a connection not included) to PoolInstruments::$durations: two hrtime() calls and one
- * histogram increment. Statements run on a connection of withConnection()/transaction() are not
- * timed there.
+ * Metrics: the pool registers in PoolDirectory under $name (a label, default 'postgres'); every
+ * connection it opens adds the duration of each statement it sends (from sending to its answer,
+ * the wait for a connection not included) to PoolInstruments::$durations
+ * (PgConnection::measureInto(): two hrtime() calls and one histogram increment), so statements
+ * count however the connection was obtained: query(), withConnection(), transaction() (BEGIN
+ * and COMMIT included) or acquireAsync(). measure() does the same for a connection opened
+ * outside the pool.
  */
 final class PgPool
 {
@@ -63,7 +65,7 @@ final class PgPool
         $this->instruments = PoolDirectory::instruments('postgresql', $name);
         $this->pool = new ConnectionPool(
             $loop,
-            new PgPoolConnector($loop, $config),
+            new PgPoolConnector($loop, $config, $this->instruments->durations),
             $options ?? new PoolOptions(maxSize: $maxSize, acquireTimeout: $waitTimeout),
             "PostgreSQL pool for {$config->host}:{$config->port}/{$config->database}",
             mapError: static fn(PoolException $e): PgException => match (true) {
@@ -92,10 +94,8 @@ final class PgPool
     {
         $connection = $this->pool->tryAcquire();
         if ($connection !== null) {
-            $start = hrtime(true);
             $future = $connection->queryAsync($sql, $params, $cancellation);
-            $future->onSettle(function () use ($connection, $start): void {
-                $this->instruments->durations->observe((hrtime(true) - $start) / 1e9);
+            $future->onSettle(function () use ($connection): void {
                 $this->pool->release($connection);
             });
 
@@ -114,14 +114,12 @@ final class PgPool
             $scheduler = $this->loop->scheduler();
             $previous = $scheduler->trace;
             $scheduler->trace = $trace;
-            $start = hrtime(true);
             try {
                 $query = $connection->queryAsync($sql, $params, $cancellation);
             } finally {
                 $scheduler->trace = $previous;
             }
-            $query->onSettle(function (?\Throwable $error, mixed $result) use ($connection, $deferred, $start): void {
-                $this->instruments->durations->observe((hrtime(true) - $start) / 1e9);
+            $query->onSettle(function (?\Throwable $error, mixed $result) use ($connection, $deferred): void {
                 $this->pool->release($connection);
                 if ($result instanceof PgResult) {
                     $deferred->resolve($result);
@@ -219,6 +217,17 @@ final class PgPool
     public function waitingCount(): int
     {
         return $this->pool->waitingCount();
+    }
+
+    /**
+     * Makes $connection, opened outside the pool (a dedicated writer, a listener), count its
+     * statements under this pool's name, as the pool's own connections do; returns it.
+     */
+    public function measure(PgConnection $connection): PgConnection
+    {
+        $connection->measureInto($this->instruments->durations);
+
+        return $connection;
     }
 
     /**

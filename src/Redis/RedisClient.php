@@ -7,6 +7,7 @@ namespace Nexus\Redis;
 use Nexus\Io\Connection;
 use Nexus\Io\Connector;
 use Nexus\Io\Exception\ConnectTimeoutException;
+use Nexus\Metrics\HistogramSeries;
 use Nexus\Pool\TaskCancellation;
 use Nexus\Redis\Exception\InvalidRedisCommandException;
 use Nexus\Redis\Exception\InvalidRedisConfigException;
@@ -17,6 +18,7 @@ use Nexus\Redis\Exception\RedisErrorException;
 use Nexus\Redis\Exception\RedisProtocolException;
 use Nexus\Redis\Exception\RedisReplyLimitException;
 use Nexus\Redis\Exception\RedisTimeoutException;
+use Nexus\Redis\Internal\CommandSpan;
 use Nexus\Redis\Internal\PipelineReplies;
 use Nexus\Redis\Protocol\RespEncoder;
 use Nexus\Redis\Protocol\RespParser;
@@ -25,6 +27,7 @@ use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Exception\CancelledException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Trace\Tracing;
 
 /**
  * One connection to Redis, speaking RESP2 on the loop.
@@ -48,6 +51,13 @@ use Nexus\Runtime\Loop;
  * limits closes the connection with RedisReplyLimitException. A command given a Cancellation that
  * is requested before its reply fails with the CancelledException and closes the connection for
  * the same reason; the commands pending with it fail with a RedisConnectionException saying so.
+ *
+ * Observability: a client measured by measureInto() (every connection of a RedisPool) adds the
+ * duration of each command, and of each pipeline as one operation, from queueing to its reply or
+ * failure, to a histogram (db.client.operation.duration): the hrtime() stamp each command
+ * gets anyway for its command timeout, one hrtime() call and one observation per reply. A command sent from traced work (Scheduler::$trace,
+ * with Tracing::$tracer installed) gets a client span (Internal\CommandSpan: the command's name,
+ * never its arguments); with tracing off that costs one null check.
  */
 final class RedisClient
 {
@@ -56,8 +66,10 @@ final class RedisClient
     private array $waiting = [];
     private int $head = 0;
     private int $tail = 0;
-    /** @var array<int, float> when each waiting command was queued (only with a command timeout) */
+    /** @var array<int, int|float> hrtime() when each waiting command was queued (only when $stamped) */
     private array $queuedAt = [];
+    /** whether commands are stamped with the time they were queued: with a command timeout, or when measured */
+    private bool $stamped;
     private string $outgoing = '';
     private bool $flushScheduled = false;
     /** @var \Closure(): void */
@@ -70,6 +82,8 @@ final class RedisClient
     private ?\Closure $pushHandler = null;
     /** @var list<\Closure(RedisConnectionException): void> */
     private array $closeCallbacks = [];
+    /** where each command's duration goes, when measured */
+    private ?HistogramSeries $durations = null;
 
     private function __construct(
         private readonly Loop $loop,
@@ -78,6 +92,7 @@ final class RedisClient
     ) {
         $this->parser = $config->parser();
         $this->commandTimeout = $config->commandTimeout;
+        $this->stamped = $config->commandTimeout !== null;
         $this->flush = function (): void {
             $this->flushScheduled = false;
             if ($this->outgoing !== '' && $this->closedBy === null) {
@@ -178,9 +193,9 @@ final class RedisClient
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->loop);
         $this->waiting[$this->tail] = $deferred;
-        if ($this->commandTimeout !== null) {
-            $this->queuedAt[$this->tail] = $this->loop->now();
-            if ($this->timeoutTimer === null) {
+        if ($this->stamped) {
+            $this->queuedAt[$this->tail] = hrtime(true);
+            if ($this->timeoutTimer === null && $this->commandTimeout !== null) {
                 $this->armTimeout($this->commandTimeout);
             }
         }
@@ -189,6 +204,9 @@ final class RedisClient
         if (!$this->flushScheduled) {
             $this->flushScheduled = true;
             $this->loop->defer($this->flush);
+        }
+        if (Tracing::$tracer !== null && ($trace = $this->loop->scheduler()->trace) !== null) {
+            return CommandSpan::around($deferred->future(), $this->loop, $this->config, Tracing::$tracer, $trace, $name);
         }
 
         return $deferred->future();
@@ -273,10 +291,10 @@ final class RedisClient
         /** @var Deferred<list<mixed>> $deferred */
         $deferred = new Deferred($this->loop);
         $collector = new PipelineReplies($deferred, \count($commands));
-        $now = $this->loop->now();
+        $now = hrtime(true);
         foreach ($commands as $_) {
             $this->waiting[$this->tail] = $collector;
-            if ($this->commandTimeout !== null) {
+            if ($this->stamped) {
                 $this->queuedAt[$this->tail] = $now;
             }
             ++$this->tail;
@@ -288,6 +306,9 @@ final class RedisClient
         if (!$this->flushScheduled) {
             $this->flushScheduled = true;
             $this->loop->defer($this->flush);
+        }
+        if (Tracing::$tracer !== null && ($trace = $this->loop->scheduler()->trace) !== null) {
+            return CommandSpan::around($deferred->future(), $this->loop, $this->config, Tracing::$tracer, $trace, '', $commands);
         }
 
         return $deferred->future();
@@ -456,6 +477,16 @@ final class RedisClient
     }
 
     /**
+     * From now on every command (a pipeline as one operation) adds its duration, from queueing
+     * to its reply or failure, to $durations. A RedisPool does this for each connection it opens.
+     */
+    public function measureInto(HistogramSeries $durations): void
+    {
+        $this->durations = $durations;
+        $this->stamped = true;
+    }
+
+    /**
      * @param \Closure(RedisConnectionException): void $callback called once when the client closes
      *                                                          for any reason (at once if it has)
      */
@@ -508,6 +539,17 @@ final class RedisClient
             $this->timeoutTimer = null;
         }
         $this->outgoing = '';
+        if ($this->durations !== null) {
+            // Each command (a pipeline once) that fails now counts with the time it waited.
+            $now = hrtime(true);
+            $last = null;
+            foreach ($this->waiting as $i => $waiter) {
+                if ($waiter !== $last && isset($this->queuedAt[$i])) {
+                    $this->durations->observe(($now - $this->queuedAt[$i]) / 1e9);
+                }
+                $last = $waiter;
+            }
+        }
         $waiting = $this->waiting;
         $this->waiting = $this->queuedAt = [];
         $this->head = $this->tail = 0;
@@ -639,23 +681,28 @@ final class RedisClient
                 return;
             }
             $waiter = $this->waiting[$this->head];
+            $durations = $this->durations;
+            $queuedAt = $durations === null ? 0 : ($this->queuedAt[$this->head] ?? 0);
             if (++$this->head === $this->tail) {
                 $this->waiting = $this->queuedAt = [];
                 $this->head = $this->tail = 0;
             } else {
                 unset($this->waiting[$this->head - 1]);
-                if ($this->timeoutTimer !== null) {
+                if ($this->stamped) {
                     unset($this->queuedAt[$this->head - 1]);
                 }
             }
             if ($waiter instanceof Deferred) {
+                if ($durations !== null && $queuedAt !== 0) {
+                    $durations->observe((hrtime(true) - $queuedAt) / 1e9);
+                }
                 if ($reply instanceof RedisErrorException) {
                     $waiter->tryReject($reply);
                 } else {
                     $waiter->tryResolve($reply);
                 }
-            } else {
-                $waiter->add($reply);
+            } elseif ($waiter->add($reply) && $durations !== null && $queuedAt !== 0) {
+                $durations->observe((hrtime(true) - $queuedAt) / 1e9);
             }
             if ($this->closedBy !== null) {
                 return;
@@ -683,7 +730,7 @@ final class RedisClient
         if ($this->head === $this->tail || $this->closedBy !== null || $timeout === null) {
             return;
         }
-        $waited = $this->loop->now() - ($this->queuedAt[$this->head] ?? $this->loop->now());
+        $waited = isset($this->queuedAt[$this->head]) ? (hrtime(true) - $this->queuedAt[$this->head]) / 1e9 : 0.0;
         if ($waited < $timeout) {
             $this->armTimeout($timeout - $waited);
 

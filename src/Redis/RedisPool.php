@@ -33,10 +33,11 @@ use Nexus\Runtime\Loop;
  * back with commands still unanswered (a caller gave up on them: a reply cannot be skipped), is
  * closed and its slot freed; a new one is opened for the next caller that needs it.
  *
- * Metrics: the pool registers in PoolDirectory under $name (a label, default 'redis'); command(),
- * execute() and pipeline() add their duration (the wait for a connection not included) to
- * PoolInstruments::$durations: two hrtime() calls and one histogram increment. What runs in
- * withClient() is not timed there.
+ * Metrics: the pool registers in PoolDirectory under $name (a label, default 'redis'); every
+ * connection it opens adds the duration of each command (a pipeline as one operation; the wait
+ * for a connection not included) to PoolInstruments::$durations (RedisClient::measureInto()),
+ * so commands count however the connection was obtained: command(), execute(), pipeline(),
+ * withClient() or acquire().
  */
 final class RedisPool
 {
@@ -58,6 +59,7 @@ final class RedisPool
         string $name = 'redis',
     ) {
         $this->instruments = PoolDirectory::instruments('redis', $name);
+        $durations = $this->instruments->durations;
         if ($options === null) {
             if ($maxSize < 1) {
                 throw new InvalidRedisConfigException("A Redis pool needs a maxSize of at least 1, got {$maxSize}.");
@@ -70,7 +72,16 @@ final class RedisPool
         $this->pool = new ConnectionPool(
             $loop,
             new CallbackConnector(
-                connect: static fn(): Future => RedisClient::connectAsync($loop, $config),
+                connect: static function () use ($loop, $config, $durations): Future {
+                    $connecting = RedisClient::connectAsync($loop, $config);
+                    $connecting->onSettle(static function (?\Throwable $error, mixed $client) use ($durations): void {
+                        if ($client instanceof RedisClient) {
+                            $client->measureInto($durations);
+                        }
+                    });
+
+                    return $connecting;
+                },
                 isUsable: static fn(RedisClient $client): bool => !$client->isClosed() && $client->pendingCount() === 0,
                 close: static function (RedisClient $client): void {
                     $client->close();
@@ -99,13 +110,11 @@ final class RedisPool
     public function command(string $name, string|int|float ...$args): mixed
     {
         $client = $this->borrow(\Fiber::getCurrent() === null ? null : TaskCancellation::of($this->loop, null));
-        $start = hrtime(true);
         try {
             // If the wait ends early (the task's cancellation), the command stays unanswered and
             // release() closes the connection: the pool opens a new one.
             return $client->commandAsync($name, ...$args)->await();
         } finally {
-            $this->instruments->durations->observe((hrtime(true) - $start) / 1e9);
             $this->pool->release($client);
         }
     }
@@ -122,11 +131,9 @@ final class RedisPool
     {
         $cancellation = TaskCancellation::of($this->loop, $cancellation);
         $client = $this->borrow($cancellation);
-        $start = hrtime(true);
         try {
             return $client->executeAsync($command, $cancellation)->await();
         } finally {
-            $this->instruments->durations->observe((hrtime(true) - $start) / 1e9);
             $this->pool->release($client);
         }
     }
@@ -142,11 +149,9 @@ final class RedisPool
     {
         $cancellation = TaskCancellation::of($this->loop, $cancellation);
         $client = $this->borrow($cancellation);
-        $start = hrtime(true);
         try {
             return $client->pipelineAsync($commands, $cancellation)->await();
         } finally {
-            $this->instruments->durations->observe((hrtime(true) - $start) / 1e9);
             $this->pool->release($client);
         }
     }

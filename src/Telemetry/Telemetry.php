@@ -34,7 +34,7 @@ use Psr\Log\LoggerInterface;
  * worker's own loop. See docs/observability.md, "Traces".
  *
  *     $telemetry = Telemetry::fromEnvironment($loop, $logger); // null: tracing is off
- *     $telemetry?->install();            // actors and PostgreSQL queries trace traced work
+ *     $telemetry?->install();            // actors, PostgreSQL, Redis and the HTTP client trace traced work
  *     $telemetry?->instrument($app);     // HTTP requests start (or continue) traces
  *     ...
  *     $telemetry?->shutdown();           // exports what is queued, at most $timeout seconds
@@ -66,6 +66,7 @@ final class Telemetry
             idleTimeout: $config->exportTimeout,
             totalTimeout: $config->exportTimeout,
             maxConnectionsPerOrigin: 2,
+            instrumented: false, // the exporter's own requests never make spans (no feedback loop) nor count as the application's
         ));
         $factory = new Psr17Factory();
         $transport = new RecordingTransport(new PsrTransport(
@@ -124,8 +125,8 @@ final class Telemetry
     }
 
     /**
-     * Makes this the tracer of the process (Tracing::$tracer): messages sent from traced work and
-     * PostgreSQL queries made in it get spans.
+     * Makes this the tracer of the process (Tracing::$tracer): messages sent from traced work,
+     * and the PostgreSQL statements, Redis commands and HTTP client requests made in it, get spans.
      */
     public function install(): void
     {

@@ -5,8 +5,8 @@ declare(strict_types=1);
 namespace Nexus\Trace;
 
 /**
- * Starts spans. The instrumented parts of Nexus (the HTTP server, actors, the PostgreSQL client)
- * see tracing only through this interface and Tracing; an OpenTelemetry SDK stands behind it
+ * Starts spans. The instrumented parts of Nexus (the HTTP server and client, actors, the
+ * PostgreSQL and Redis clients) see tracing only through this interface and Tracing; an OpenTelemetry SDK stands behind it
  * (Nexus\Telemetry), or a test's own.
  */
 interface Tracer

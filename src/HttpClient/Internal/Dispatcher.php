@@ -30,6 +30,8 @@ final class Dispatcher
 {
     /** @var KeyedConnectionPool<HttpConnection> */
     public readonly KeyedConnectionPool $pools;
+    /** ClientOptions::$instrumented: count durations in ClientMetrics */
+    public readonly bool $instrumented;
     /** @var array<int, Exchange> exchanges in flight, by id */
     private array $active = [];
     private int $nextId = 0;
@@ -42,6 +44,7 @@ final class Dispatcher
         ClientOptions $options,
         Resolver $resolver,
     ) {
+        $this->instrumented = $options->instrumented;
         $this->pools = new KeyedConnectionPool(
             $loop,
             static fn(string $origin): PoolConnector => new OriginConnector($loop, Target::of($origin), $options, $resolver),

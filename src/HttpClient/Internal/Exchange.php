@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\HttpClient\Internal;
 
+use Nexus\HttpClient\ClientMetrics;
 use Nexus\HttpClient\ClientResponse;
 use Nexus\HttpClient\Exception\BodyTooLargeException;
 use Nexus\HttpClient\Exception\ConnectionLostException;
@@ -20,6 +21,7 @@ use Nexus\Runtime\Deferred;
 use Nexus\Runtime\DeferredCancellation;
 use Nexus\Runtime\Exception\CancelledException;
 use Nexus\Runtime\Loop;
+use Nexus\Trace\Span;
 
 /**
  * One request on its way: waiting for a connection, sending, awaiting the head, receiving the
@@ -34,6 +36,9 @@ use Nexus\Runtime\Loop;
  * A request that fails on a reused connection before any byte of the answer arrived (the server
  * closed the idle connection just as it was sent) is sent again on another connection, at most
  * twice, when it is idempotent and its body can be sent again.
+ *
+ * When its future settles (or fails), an instrumented client's exchange adds its duration to
+ * ClientMetrics and ends its span, if it has one.
  *
  * @internal
  */
@@ -55,6 +60,9 @@ final class Exchange
     public readonly float $totalDeadline;
     public ?HttpConnection $connection = null;
     public ?DeferredCancellation $acquireCancel = null;
+    /** the CLIENT span of a request sent from traced work */
+    public ?Span $span = null;
+    private readonly int|float $startedAt;
     private int $retries = 0;
     private ?ResponseHead $head = null;
     private string $received = '';
@@ -81,8 +89,11 @@ final class Exchange
         public readonly Settings $settings,
         private readonly ?Cancellation $cancellation,
         private readonly Deferred $deferred,
+        ?Span $span = null,
     ) {
         $this->totalDeadline = $loop->now() + $settings->totalTimeout;
+        $this->startedAt = hrtime(true);
+        $this->span = $span;
         if ($cancellation !== null) {
             $this->subscription = $cancellation->subscribe(function (CancelledException $e): void {
                 $this->subscription = null;
@@ -287,7 +298,27 @@ final class Exchange
         if ($this->delivered) {
             $this->stream?->get()?->fail($error);
         } else {
+            $this->observed(0, $error);
             $this->deferred->reject($error);
+        }
+    }
+
+    /**
+     * The request has its answer (or failed): its duration, and the end of its span.
+     */
+    private function observed(int $status, ?\Throwable $error): void
+    {
+        if ($this->dispatcher->instrumented) {
+            $seconds = (hrtime(true) - $this->startedAt) / 1e9;
+            if ($error === null) {
+                ($this->target->durations[$status][$this->method] ??= ClientMetrics::series($this->method, $this->target->origin, $this->target->host, $this->target->port, $status, null))->observe($seconds);
+            } else {
+                ClientMetrics::series($this->method, $this->target->origin, $this->target->host, $this->target->port, 0, $error)->observe($seconds);
+            }
+        }
+        if ($this->span !== null) {
+            ClientSpan::end($this->span, $status, $error);
+            $this->span = null;
         }
     }
 
@@ -314,6 +345,7 @@ final class Exchange
         $stream = new ResponseBody($this->loop, $this->settings->streamWindow, $this->resume(...), $this->abandon(...));
         $this->stream = \WeakReference::create($stream);
         $this->delivered = true;
+        $this->observed($head->status, null);
         $this->deferred->resolve($this->response(null, $stream));
     }
 
@@ -356,6 +388,7 @@ final class Exchange
         $this->decoder?->finish();
         $connection = $this->connection;
         \assert($connection !== null && $this->head !== null);
+        $status = $this->head->status;
         $reusable = $this->head->keepAlive && $this->requestWritten && $connection->parser->pending() === 0 && $connection->flushed();
         $connection->assign(null);
         $this->connection = null;
@@ -370,6 +403,7 @@ final class Exchange
 
             return;
         }
+        $this->observed($status, null);
         $this->deferred->resolve($this->response($this->received, null));
     }
 

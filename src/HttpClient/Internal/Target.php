@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\HttpClient\Internal;
 
 use Nexus\HttpClient\Exception\InvalidRequestException;
+use Nexus\Metrics\HistogramSeries;
 
 /**
  * An absolute http(s) URL taken apart for sending: the origin (the pool's key), the host to
@@ -19,6 +20,14 @@ final class Target
 
     /** @var array<string, Target> */
     private static array $cache = [];
+
+    /**
+     * The ClientMetrics series requests to this URL counted into, by status code and method, so
+     * that a request finds its series with one lookup and no call.
+     *
+     * @var array<int, array<string, HistogramSeries>>
+     */
+    public array $durations = [];
 
     private function __construct(
         public readonly string $url,

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Postgres\Internal;
 
+use Nexus\Metrics\HistogramSeries;
 use Nexus\Pool\PoolConnector;
 use Nexus\Postgres\Exception\PgConnectionException;
 use Nexus\Postgres\PgConfig;
@@ -15,7 +16,8 @@ use Nexus\Runtime\Loop;
 /**
  * How PgPool's ConnectionPool handles PostgreSQL connections: a connection that is closed or
  * LISTENs is not usable; one that comes back with statements still running is reused once they
- * have finished, and one inside a transaction once it is rolled back.
+ * have finished, and one inside a transaction once it is rolled back. Every connection it opens
+ * times its statements into the pool's $durations.
  *
  * @internal
  *
@@ -26,11 +28,19 @@ final class PgPoolConnector implements PoolConnector
     public function __construct(
         private readonly Loop $loop,
         private readonly PgConfig $config,
+        private readonly HistogramSeries $durations,
     ) {}
 
     public function connect(): Future
     {
-        return PgConnection::connectAsync($this->loop, $this->config);
+        $connecting = PgConnection::connectAsync($this->loop, $this->config);
+        $connecting->onSettle(function (?\Throwable $error, mixed $connection): void {
+            if ($connection instanceof PgConnection) {
+                $connection->measureInto($this->durations);
+            }
+        });
+
+        return $connecting;
     }
 
     public function isUsable(object $connection): bool

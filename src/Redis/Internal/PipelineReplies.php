@@ -22,12 +22,19 @@ final class PipelineReplies
         private int $remaining,
     ) {}
 
-    public function add(mixed $reply): void
+    /**
+     * Returns whether this was the pipeline's last reply.
+     */
+    public function add(mixed $reply): bool
     {
         $this->replies[] = $reply;
         if (--$this->remaining === 0) {
             $this->deferred->resolve($this->replies);
+
+            return true;
         }
+
+        return false;
     }
 
     public function fail(\Throwable $error): void

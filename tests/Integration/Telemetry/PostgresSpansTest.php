@@ -85,6 +85,13 @@ final class PostgresSpansTest extends PostgresTestCase
             self::assertSame(3, $select['kind'], 'SPAN_KIND_CLIENT');
             self::assertSame('postgresql', $select['attributes']['db.system']);
             self::assertSame('SELECT', $select['attributes']['db.operation']);
+            // The stable database conventions beside the earlier names.
+            self::assertSame('postgresql', $select['attributes']['db.system.name']);
+            self::assertSame('SELECT', $select['attributes']['db.operation.name']);
+            self::assertSame($this->config()->database, $select['attributes']['db.namespace']);
+            self::assertSame($this->config()->host, $select['attributes']['server.address']);
+            self::assertSame($this->config()->port, $select['attributes']['server.port']);
+            self::assertSame($select['attributes']['db.statement'], $select['attributes']['db.query.text']);
             $statement = $select['attributes']['db.statement'];
             self::assertIsString($statement);
             self::assertSame(Tracing::MAX_STATEMENT, \strlen($statement));
@@ -94,6 +101,8 @@ final class PostgresSpansTest extends PostgresTestCase
             self::assertNotNull($failed);
             self::assertSame($http['spanId'], $failed['parentSpanId']);
             self::assertSame(2, $failed['status'], 'STATUS_CODE_ERROR');
+            self::assertSame('42P01', $failed['attributes']['error.type'], 'the SQLSTATE: undefined table');
+            self::assertSame('42P01', $failed['attributes']['db.response.status_code']);
         }
         self::assertCount(6, $collector->spans, 'the untraced query made no span');
 

@@ -504,7 +504,8 @@ final class PostgresStore implements Store
                     $connection = $this->writers[$slot];
                     if ($connection === null || $connection->isClosed()) {
                         unset($this->prepared[$slot]);
-                        $connection = $this->writers[$slot] = PgConnection::connectAsync($this->loop, $this->config)->await();
+                        // Its statements (the journal writes) count under the pool's name, nexus-store.
+                        $connection = $this->writers[$slot] = $this->pool->measure(PgConnection::connectAsync($this->loop, $this->config)->await());
                     }
                     if (!$this->schemaReady) {
                         $connection->query(PostgresSchema::SQL);
