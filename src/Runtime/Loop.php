@@ -313,8 +313,8 @@ final class Loop
      *
      * The thresholds adapt, as PHP's own does: a collection that frees little (under 100 values,
      * or under 1/64 of the roots it walked: the roots were live objects, such as the actors of a
-     * server waiting on its database) doubles both, up to 8 times their start (80,000 and
-     * 800,000 roots by default); one that frees more halves them back. So a loop that waits often with many live objects (once per
+     * server waiting on its database) doubles the idle one and quadruples the busy one, up to 8
+     * times their start (80,000 and 800,000 roots by default); one that frees more halves them back. So a loop that waits often with many live objects (once per
      * database transaction) stops walking them at every wait.
      */
     public function collectCyclesInBatches(int $maxRoots = 100_000): void
@@ -344,7 +344,9 @@ final class Loop
         if ($freed < 100 || $freed < $roots >> 6) {
             // Mostly live objects: collecting this often walks them again for nothing.
             $this->idleGcRoots = min($this->idleGcRoots * 2, min(self::IDLE_GC_ROOTS, $this->maxGcRoots) * self::GC_BACKOFF_LIMIT);
-            $this->busyGcRoots = min($this->busyGcRoots * 2, $this->maxGcRoots * self::GC_BACKOFF_LIMIT);
+            // The busy one rises faster: a burst that never lets the loop wait (thousands of
+            // actors starting or recovering at once) would otherwise walk its live objects 3 times.
+            $this->busyGcRoots = min($this->busyGcRoots * 4, $this->maxGcRoots * self::GC_BACKOFF_LIMIT);
         } else {
             $this->idleGcRoots = max(intdiv($this->idleGcRoots, 2), min(self::IDLE_GC_ROOTS, $this->maxGcRoots));
             $this->busyGcRoots = max(intdiv($this->busyGcRoots, 2), $this->maxGcRoots);

@@ -234,6 +234,10 @@ final class PersistenceReport
             // sum says nothing.
             $parts[] = sprintf('%.0f%% of the time in the store', $share * 100);
         }
+        $cpu = self::float($r['cpu_us_per_event'] ?? null);
+        if ($cpu !== null) {
+            $parts[] = sprintf('%.1f µs of CPU per event', $cpu);
+        }
         $gc = (int) (self::float($r['gc_runs'] ?? null) ?? 0.0);
         if ($gc > 0) {
             $parts[] = $gc === 1 ? '1 cycle collection' : "{$gc} cycle collections";

@@ -78,10 +78,44 @@ final class LoopGcTest extends TestCase
         self::assertCount(2, $live);
     }
 
+    #[\PHPUnit\Framework\Attributes\RunInSeparateProcess]
+    public function testABusyLoopBacksOffFasterFromCollectionsThatFreeNothing(): void
+    {
+        $loop = new Loop();
+        $loop->collectCyclesInBatches(5_000);
+        $live = [];
+
+        // A burst that never lets the loop wait (actors starting by the thousand): 6,000 live
+        // roots, over the busy limit, are collected at once and free nothing.
+        $live[] = self::liveCycles(3_000);
+        $runs = gc_status()['runs'];
+        self::busyTick($loop);
+        self::assertSame($runs + 1, gc_status()['runs'], 'collected once, over the busy limit');
+
+        // 12,000 more: the busy threshold went to 20,000 (four times 5,000), so these are not
+        // walked again while the burst lasts (doubling it would have collected at 10,000).
+        $live[] = self::liveCycles(6_000);
+        self::assertGreaterThanOrEqual(10_000, gc_status()['roots']);
+        self::busyTick($loop);
+        self::assertSame($runs + 1, gc_status()['runs'], 'backed off four-fold: no collection at 12,000 roots');
+
+        // Garbage still gets collected once the raised threshold is reached.
+        self::makeCycles(4_500);
+        self::busyTick($loop);
+        self::assertSame($runs + 2, gc_status()['runs'], 'collected at 21,000 roots');
+        self::assertCount(2, $live);
+    }
+
     public function testTheRootLimitMustBePositive(): void
     {
         $this->expectException(\InvalidArgumentException::class);
         (new Loop())->collectCyclesInBatches(0);
+    }
+
+    private static function busyTick(Loop $loop): void
+    {
+        $loop->defer(static function (): void {}); // work is due: the turn does not wait
+        $loop->tick();
     }
 
     private static function idleTick(Loop $loop): void

@@ -30,6 +30,7 @@ final class SqliteConnection
     private int $logInode = 0;
     /** @var array<string, \PDOStatement> */
     private array $statements = [];
+    private ?JournalInsert $journalInsert = null;
 
     public function __construct(
         public readonly string $path,
@@ -44,6 +45,14 @@ final class SqliteConnection
     public function statement(string $sql): \PDOStatement
     {
         return $this->statements[$sql] ??= $this->pdo()->prepare($sql);
+    }
+
+    /**
+     * The journal's INSERT, its parameters bound by reference (see JournalInsert).
+     */
+    public function journalInsert(): JournalInsert
+    {
+        return $this->journalInsert ??= new JournalInsert($this->statement(JournalInsert::SQL));
     }
 
     public function isOpen(): bool
@@ -160,6 +169,7 @@ final class SqliteConnection
     public function close(): void
     {
         $this->statements = [];
+        $this->journalInsert = null;
         $this->pdo = null;
         $this->closeLog();
     }

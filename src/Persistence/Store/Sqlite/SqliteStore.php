@@ -40,7 +40,6 @@ use Nexus\Runtime\Loop;
  */
 final class SqliteStore implements Store
 {
-    private const INSERT_EVENT = 'INSERT INTO nexus_journal (ordering, persistence_id, sequence_nr, writer_epoch, event_name, event_version, payload_format, payload, tags, written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
     private const INSERT_TAG = 'INSERT INTO nexus_event_tags (tag, ordering) VALUES (?, ?)';
     private const EVENT_AT = 'SELECT writer_epoch FROM nexus_journal WHERE persistence_id = ? AND sequence_nr = ?';
     private const HEAD = 'SELECT sequence_nr, writer_epoch FROM nexus_journal WHERE persistence_id = ? ORDER BY sequence_nr DESC LIMIT 1';
@@ -84,8 +83,9 @@ final class SqliteStore implements Store
     {
         return $this->transaction(function (\PDO $pdo) use ($writes): array {
             $connection = $this->connection;
-            $insert = $connection->statement(self::INSERT_EVENT);
-            $now = StoreSupport::now();
+            $row = $connection->journalInsert();
+            $insert = $row->statement;
+            $row->writtenAt = StoreSupport::now();
             $results = [];
             $learnt = [];
             $offset = self::int(SqliteConnection::value($pdo, 'SELECT COALESCE(MAX(ordering), 0) FROM nexus_journal'));
@@ -110,10 +110,19 @@ final class SqliteStore implements Store
                     $pdo->exec('SAVEPOINT nexus_write');
                 }
                 $before = $offset;
+                $row->persistenceId = $id;
+                $row->writerEpoch = $epoch;
                 try {
                     foreach ($events as $i => $payload) {
                         $tags = $write->tags === [] ? [] : $write->tagsOf($i);
-                        $insert->execute([++$offset, $id, $seq + $i, $epoch, $payload->name, $payload->version, $payload->format->value, $payload->data, $tags === [] ? '' : StoreSupport::encodeTags($tags), $now]);
+                        $row->ordering = ++$offset;
+                        $row->sequenceNr = $seq + $i;
+                        $row->name = $payload->name;
+                        $row->version = $payload->version;
+                        $row->format = $payload->format->value;
+                        $row->data = $payload->data;
+                        $row->tags = $tags === [] ? '' : StoreSupport::encodeTags($tags);
+                        $insert->execute();
                         foreach ($tags as $tag) {
                             $connection->statement(self::INSERT_TAG)->execute([$tag, $offset]);
                         }
