@@ -514,11 +514,11 @@ final class WebSocketConnection implements ConnectionHandler
         $this->processing = true;
         try {
             while ($this->state !== self::CLOSED && !$this->userPaused && $this->backpressure?->isReadingPaused() !== true) {
-                $frame = $decoder->next();
-                if ($frame === null) {
+                $payload = $decoder->nextPayload();
+                if ($payload === null) {
                     break;
                 }
-                $this->handleFrame($frame);
+                $this->handleFrame($decoder->opcode, $decoder->fin, $decoder->rsv1, $payload);
             }
         } catch (ProtocolException $e) {
             $this->fail($e->closeCode, $e->getMessage());
@@ -527,18 +527,17 @@ final class WebSocketConnection implements ConnectionHandler
         }
     }
 
-    private function handleFrame(Frame $frame): void
+    private function handleFrame(int $opcode, bool $fin, bool $rsv1, string $payload): void
     {
-        $opcode = $frame->opcode;
         if ($opcode >= 0x8) {
             if ($opcode === 0x8) {
-                $this->handlePeerClose($frame->payload);
+                $this->handlePeerClose($payload);
             } elseif ($opcode === 0x9) {
                 if ($this->state === self::OPEN) {
-                    $this->write(0xA, $frame->payload);
+                    $this->write(0xA, $payload);
                 }
             } elseif ($this->pongHandler !== null) {
-                $this->call($this->pongHandler, $frame->payload);
+                $this->call($this->pongHandler, $payload);
             }
 
             return;
@@ -547,9 +546,8 @@ final class WebSocketConnection implements ConnectionHandler
             return; // this side sent its close frame: no more messages are delivered
         }
         $assembler = $this->assembler;
-        if ($opcode !== 0x0 && $frame->fin && !$frame->rsv1 && ($assembler === null || !$assembler->inProgress())) {
+        if ($opcode !== 0x0 && $fin && !$rsv1 && ($assembler === null || !$assembler->inProgress())) {
             // The common case: a whole, uncompressed message in one frame.
-            $payload = $frame->payload;
             if (\strlen($payload) > $this->options->maxMessageSize) {
                 throw new ProtocolException(CloseCode::MESSAGE_TOO_BIG, "A message of more than {$this->options->maxMessageSize} bytes.");
             }
@@ -563,7 +561,7 @@ final class WebSocketConnection implements ConnectionHandler
         $assembler ??= $this->assembler = new MessageAssembler($this->options->maxMessageSize, $this->deflate === null ? null : new MessageInflater(
             $this->role === Role::Server ? $this->deflate->clientNoContextTakeover : $this->deflate->serverNoContextTakeover,
         ));
-        $message = $assembler->add($frame);
+        $message = $assembler->add(new Frame($opcode, $fin, $rsv1, $payload));
         if ($message !== null) {
             $this->deliver($message, $assembler->lastWasBinary());
         }
