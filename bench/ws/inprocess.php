@@ -13,8 +13,12 @@ declare(strict_types=1);
  *   php -d opcache.enable_cli=1 -d opcache.jit=tracing -d opcache.jit_buffer_size=64M bench/ws/inprocess.php 100
  *   valgrind --tool=callgrind php -d opcache.enable_cli=1 -d opcache.jit=off bench/ws/inprocess.php 100 32 20 1
  *
- * Instructions per round trip: the difference between two callgrind runs with different rounds,
- * divided by the extra round trips (startup and the handshakes cancel out).
+ * Instructions per round trip: the measured runs are framed by two calls of fflush(), so
+ * with --dump-before=zif_fflush callgrind writes them to a part of their own (*.2):
+ *
+ *   valgrind --tool=callgrind --dump-before=zif_fflush --callgrind-out-file=/tmp/ws.cg \
+ *     php -d opcache.enable_cli=1 -d opcache.jit=off bench/ws/inprocess.php 100 32 20 1
+ *   callgrind_annotate /tmp/ws.cg.2 | head    # total / (rounds x connections)
  *
  * Arguments: connections (default 100), payload bytes (default 32), rounds per run (default
  * 200), measured runs (default 5).
@@ -135,11 +139,13 @@ function userNanoseconds(): float
 $run(max(1, intdiv($rounds, 4)));
 $best = $bestUser = INF;
 $ticksPerRound = 0.0;
+fflush(STDOUT); // marks the start of the measured runs for callgrind (see above)
 for ($k = 0; $k < $runs; ++$k) {
     [$ns, $userNs, $ticksPerRound] = $run($rounds);
     $best = min($best, $ns);
     $bestUser = min($bestUser, $userNs);
 }
+fflush(STDOUT); // and their end
 printf(
     "%d connections, %d-byte text echo, %s driver: %.0f ns per round trip inside Loop::tick(), %.0f ns of it user CPU (best of %d runs of %d rounds), %.1f loop turns per round\n",
     $connections,

@@ -91,6 +91,13 @@ final class WebSocketConnection implements ConnectionHandler
     private ?int $closeTimer = null;
     private float $lastHeard;
     private float $pingSentAt = -\INF;
+    /**
+     * The headers of unmasked, unfragmented, uncompressed frames of 0-125 bytes: text at the
+     * length, binary at the length + 128.
+     *
+     * @var array<int, string>
+     */
+    private static array $smallHeads = [];
 
     /**
      * @param ?string $subprotocol the one the handshake chose (HandshakeResult::$subprotocol)
@@ -119,6 +126,12 @@ final class WebSocketConnection implements ConnectionHandler
             $this->compressAbove = $deflate->options->threshold;
         }
         $this->lastHeard = $loop->now();
+        if (self::$smallHeads === []) {
+            for ($length = 0; $length < 126; ++$length) {
+                self::$smallHeads[$length] = "\x81" . \chr($length);
+                self::$smallHeads[$length | 128] = "\x82" . \chr($length);
+            }
+        }
     }
 
     /**
@@ -252,7 +265,7 @@ final class WebSocketConnection implements ConnectionHandler
             throw new InvalidUtf8Exception('A text message must be valid UTF-8; send it with sendBinary(), or convert it (mb_convert_encoding()).');
         }
 
-        return $this->sendChecked($payload, $binary, null, true);
+        return $this->sendChecked($payload, $binary, true);
     }
 
     /**
@@ -264,7 +277,7 @@ final class WebSocketConnection implements ConnectionHandler
             return SendResult::Closed;
         }
 
-        return $this->sendChecked($text, false, null, true);
+        return $this->sendChecked($text, false, true);
     }
 
     /**
@@ -283,7 +296,7 @@ final class WebSocketConnection implements ConnectionHandler
             throw new InvalidUtf8Exception('A text message must be valid UTF-8; send it with sendBinary(), or convert it (mb_convert_encoding()).');
         }
 
-        return $this->sendChecked($payload, $binary, null, false);
+        return $this->sendChecked($payload, $binary, false);
     }
 
     /**
@@ -335,7 +348,7 @@ final class WebSocketConnection implements ConnectionHandler
                 continue;
             }
             foreach ($payloads as $i => $payload) {
-                if ($connection->sendChecked($payload, $binary[$i], null, false) === SendResult::Sent) {
+                if ($connection->sendChecked($payload, $binary[$i], false) === SendResult::Sent) {
                     ++$sent;
                 }
             }
@@ -677,10 +690,7 @@ final class WebSocketConnection implements ConnectionHandler
         }
     }
 
-    /**
-     * @param ?string $frame the message's frame when the caller encoded it already (broadcast())
-     */
-    private function sendChecked(string $payload, bool $binary, ?string $frame, bool $wait): SendResult
+    private function sendChecked(string $payload, bool $binary, bool $wait): SendResult
     {
         $backpressure = $this->backpressure;
         if ($backpressure !== null && $backpressure->isFull()) {
@@ -689,11 +699,13 @@ final class WebSocketConnection implements ConnectionHandler
                 return $blocked;
             }
         }
-        if ($frame !== null) {
-            $this->writeFrame($frame);
-        } elseif (\strlen($payload) >= $this->compressAbove) {
+        $length = \strlen($payload);
+        if ($length >= $this->compressAbove) {
             \assert($this->deflater !== null);
             $this->write($binary ? 0x2 : 0x1, $this->deflater->deflate($payload), true);
+        } elseif ($length < 126 && !$this->mask) {
+            // The common case, a short message from the server: its 2-byte header from the table.
+            $this->writeFrame(self::$smallHeads[$binary ? $length | 128 : $length] . $payload);
         } else {
             $this->write($binary ? 0x2 : 0x1, $payload);
         }
