@@ -12,6 +12,7 @@ use Nexus\Http\WebSocket\Exception\InvalidUtf8Exception;
 use Nexus\Http\WebSocket\Exception\ProtocolException;
 use Nexus\Io\Connection;
 use Nexus\Io\ConnectionHandler;
+use Nexus\Io\Exception\ConnectionClosedException;
 use Nexus\Runtime\Loop;
 
 /**
@@ -743,11 +744,12 @@ final class WebSocketConnection implements ConnectionHandler
     private function writeFrame(string $frame): void
     {
         $connection = $this->connection;
-        if (!$connection->isWritable()) {
-            return;
-        }
-        if ($connection->write($frame)) {
-            return;
+        try {
+            if ($connection->write($frame)) {
+                return;
+            }
+        } catch (ConnectionClosedException) {
+            return; // closed or ending (what isWritable() tells, without asking it on every write)
         }
         if (!$connection->isClosed()) {
             ($this->backpressure ??= new Backpressure($this->loop, $connection, $this->options->maxUnsentBytes, $this->options->sendTimeout))->refused();

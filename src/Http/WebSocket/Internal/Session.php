@@ -213,7 +213,9 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
                     $this->failed($e, 'onMessage');
                 }
                 $this->currentText = null;
-                $this->callbackEnded();
+                if ($this->deadline !== \INF || $this->subscribers !== [] || $this->timedOut !== null) {
+                    $this->callbackEnded(); // it waited: the rest of callbackEnded() is owed
+                }
             } elseif ($this->closeCode !== null && !$this->done) {
                 $this->done = true;
                 $this->startedAt = $this->loop->now();
