@@ -27,6 +27,36 @@ final class SocketPairTest extends SocketTestCase
         self::assertFalse($this->loop->isAlive());
     }
 
+    public function testReadsAreSmallUntilAReadComesBackFullThenLargeUntilTheFlowSlowsDown(): void
+    {
+        [$a, $b] = SocketPair::create($this->loop);
+        $this->track($a);
+        $this->track($b);
+        $chunks = [];
+        $a->onData(static function (string $data) use (&$chunks): void {
+            $chunks[] = $data;
+        });
+        $burst = random_bytes(100_000);
+        $received = static function () use (&$chunks): int {
+            return array_sum(array_map('strlen', $chunks));
+        };
+
+        $b->write($burst);
+        $this->runUntil(static fn(): bool => $received() >= 100_000);
+        self::assertSame($burst, implode('', $chunks), 'every byte, in order');
+        self::assertSame(2_048, \strlen($chunks[0]), 'the first read asks for 2 KiB (SMALL_READ)');
+        self::assertGreaterThan(2_048, max(array_map('strlen', $chunks)), 'a full small read switches to 64 KiB reads');
+
+        $chunks = [];
+        $b->write('tiny');
+        $this->runUntil(static fn(): bool => $received() >= 4);
+        $chunks = [];
+        $b->write($burst);
+        $this->runUntil(static fn(): bool => $received() >= 100_000);
+        self::assertSame($burst, implode('', $chunks));
+        self::assertSame(2_048, \strlen($chunks[0]), 'a short read switched back to small reads');
+    }
+
     public function testAClosedConnectionIsFreedWithoutTheCycleCollector(): void
     {
         [$a, $b] = SocketPair::create($this->loop);
