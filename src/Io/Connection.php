@@ -261,7 +261,18 @@ final class Connection
             return !$this->aboveMark;
         }
         if ($this->buffer === '') {
+            // Nothing pending (so no write watcher, no drain owed): the kernel usually takes it all.
+            $written = @fwrite($this->stream, $data);
+            if ($written === \strlen($data)) {
+                $this->sentTotal += $written;
+
+                return true;
+            }
             $this->buffer = $data;
+            if (\is_int($written)) {
+                $this->sentTotal += $written;
+                $this->sent = $written;
+            }
             $this->flush();
             if ($this->closed) {
                 return false;

@@ -277,6 +277,22 @@ final class WebSocketConnection implements ConnectionHandler
         if ($this->state !== self::OPEN) {
             return SendResult::Closed;
         }
+        $length = \strlen($text);
+        if ($length < 126 && $this->backpressure === null && !$this->mask && $length < $this->compressAbove) {
+            // An echo's common case: sendChecked() and writeFrame() without the calls.
+            try {
+                if ($this->connection->write(self::$smallHeads[$length] . $text)) {
+                    return SendResult::Sent;
+                }
+            } catch (ConnectionClosedException) {
+                return $this->state === self::CLOSED ? SendResult::Closed : SendResult::Sent; // as writeFrame()
+            }
+            if (!$this->connection->isClosed()) {
+                ($this->backpressure = new Backpressure($this->loop, $this->connection, $this->options->maxUnsentBytes, $this->options->sendTimeout))->refused();
+            }
+
+            return $this->state === self::CLOSED ? SendResult::Closed : SendResult::Sent;
+        }
 
         return $this->sendChecked($text, false, true);
     }
@@ -532,7 +548,33 @@ final class WebSocketConnection implements ConnectionHandler
                 if ($payload === null) {
                     break;
                 }
-                $this->handleFrame($decoder->opcode, $decoder->fin, $decoder->rsv1, $payload);
+                $opcode = $decoder->opcode;
+                if (($opcode === 0x1 || $opcode === 0x2) && $decoder->fin && !$decoder->rsv1 && $this->state === self::OPEN
+                    && ($this->assembler === null || !$this->assembler->inProgress())) {
+                    // The common case, handleFrame()'s without the calls: a whole, uncompressed
+                    // message in one frame, delivered as deliver() would.
+                    if (\strlen($payload) > $this->options->maxMessageSize) {
+                        throw new ProtocolException(CloseCode::MESSAGE_TOO_BIG, "A message of more than {$this->options->maxMessageSize} bytes.");
+                    }
+                    if ($opcode === 0x1 && !Utf8Validator::isValid($payload)) {
+                        throw new ProtocolException(CloseCode::INVALID_PAYLOAD, 'A text message is not valid UTF-8.');
+                    }
+                    $listener = $this->listener;
+                    if ($listener === null) {
+                        $this->deliver($payload, $opcode === 0x2);
+
+                        continue;
+                    }
+                    try {
+                        $listener->onMessage($payload, $opcode === 0x2);
+                    } catch (\Throwable $e) {
+                        $this->loop->reportError($e);
+                        $this->close(CloseCode::INTERNAL_ERROR, 'internal error');
+                    }
+
+                    continue;
+                }
+                $this->handleFrame($opcode, $decoder->fin, $decoder->rsv1, $payload);
             }
         } catch (ProtocolException $e) {
             $this->fail($e->closeCode, $e->getMessage());
