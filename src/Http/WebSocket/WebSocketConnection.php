@@ -99,6 +99,8 @@ final class WebSocketConnection implements ConnectionHandler
      * @var array<int, string>
      */
     private static array $smallHeads = [];
+    /** Whether ext-mbstring is there: the inline UTF-8 check is then Utf8Validator::isValid()'s own. */
+    private static bool $mbstring = false;
 
     /**
      * @param ?string $subprotocol the one the handshake chose (HandshakeResult::$subprotocol)
@@ -128,6 +130,7 @@ final class WebSocketConnection implements ConnectionHandler
         }
         $this->lastHeard = $loop->now();
         if (self::$smallHeads === []) {
+            self::$mbstring = \function_exists('mb_check_encoding');
             for ($length = 0; $length < 126; ++$length) {
                 self::$smallHeads[$length] = "\x81" . \chr($length);
                 self::$smallHeads[$length | 128] = "\x82" . \chr($length);
@@ -556,7 +559,7 @@ final class WebSocketConnection implements ConnectionHandler
                     if (\strlen($payload) > $this->options->maxMessageSize) {
                         throw new ProtocolException(CloseCode::MESSAGE_TOO_BIG, "A message of more than {$this->options->maxMessageSize} bytes.");
                     }
-                    if ($opcode === 0x1 && !Utf8Validator::isValid($payload)) {
+                    if ($opcode === 0x1 && !(self::$mbstring ? mb_check_encoding($payload, 'UTF-8') : Utf8Validator::isValid($payload))) {
                         throw new ProtocolException(CloseCode::INVALID_PAYLOAD, 'A text message is not valid UTF-8.');
                     }
                     $listener = $this->listener;
