@@ -92,15 +92,8 @@ final class WebSocketConnection implements ConnectionHandler
     private ?int $closeTimer = null;
     private float $lastHeard;
     private float $pingSentAt = -\INF;
-    /**
-     * The headers of unmasked, unfragmented, uncompressed frames of 0-125 bytes: text at the
-     * length, binary at the length + 128.
-     *
-     * @var array<int, string>
-     */
-    private static array $smallHeads = [];
     /** Whether ext-mbstring is there: the inline UTF-8 check is then Utf8Validator::isValid()'s own. */
-    private static bool $mbstring = false;
+    private static ?bool $mbstring = null;
 
     /**
      * @param ?string $subprotocol the one the handshake chose (HandshakeResult::$subprotocol)
@@ -129,13 +122,7 @@ final class WebSocketConnection implements ConnectionHandler
             $this->compressAbove = $deflate->options->threshold;
         }
         $this->lastHeard = $loop->now();
-        if (self::$smallHeads === []) {
-            self::$mbstring = \function_exists('mb_check_encoding');
-            for ($length = 0; $length < 126; ++$length) {
-                self::$smallHeads[$length] = "\x81" . \chr($length);
-                self::$smallHeads[$length | 128] = "\x82" . \chr($length);
-            }
-        }
+        self::$mbstring ??= \function_exists('mb_check_encoding');
     }
 
     /**
@@ -284,7 +271,7 @@ final class WebSocketConnection implements ConnectionHandler
         if ($length < 126 && $this->backpressure === null && !$this->mask && $length < $this->compressAbove) {
             // An echo's common case: sendChecked() and writeFrame() without the calls.
             try {
-                if ($this->connection->write(self::$smallHeads[$length] . $text)) {
+                if ($this->connection->write(FrameEncoder::SHORT_HEADS[$length] . $text)) {
                     return SendResult::Sent;
                 }
             } catch (ConnectionClosedException) {
@@ -751,7 +738,7 @@ final class WebSocketConnection implements ConnectionHandler
             $this->write($binary ? 0x2 : 0x1, $this->deflater->deflate($payload), true);
         } elseif ($length < 126 && !$this->mask) {
             // The common case, a short message from the server: its 2-byte header from the table.
-            $this->writeFrame(self::$smallHeads[$binary ? $length | 128 : $length] . $payload);
+            $this->writeFrame(FrameEncoder::SHORT_HEADS[$binary ? $length + 126 : $length] . $payload);
         } else {
             $this->write($binary ? 0x2 : 0x1, $payload);
         }

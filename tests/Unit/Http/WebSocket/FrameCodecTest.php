@@ -46,6 +46,16 @@ final class FrameCodecTest extends TestCase
         self::assertSame(0, $decoder->bufferedBytes());
     }
 
+    public function testTheShortHeadsAreWhatEncodeWritesForEveryShortTextAndBinaryFrame(): void
+    {
+        self::assertCount(252, FrameEncoder::SHORT_HEADS);
+        for ($length = 0; $length < 126; ++$length) {
+            $payload = str_repeat('x', $length);
+            self::assertSame(FrameEncoder::encode(0x1, $payload), FrameEncoder::SHORT_HEADS[$length] . $payload, "text, {$length} bytes");
+            self::assertSame(FrameEncoder::encode(0x2, $payload), FrameEncoder::SHORT_HEADS[$length + 126] . $payload, "binary, {$length} bytes");
+        }
+    }
+
     #[DataProvider('lengths')]
     public function testNextPayloadUnmasksEveryLengthAndLeavesTheFrameBitsInTheDecoder(int $length): void
     {
