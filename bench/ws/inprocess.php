@@ -109,6 +109,11 @@ $run = static function (int $rounds) use ($loop, $clients, $frame, $expected, $e
             ++$ticks;
             foreach ($pending as $k => $client) {
                 $received[$k] .= (string) fread($client, 65536);
+                while (str_starts_with($received[$k], "\x89") && strlen($received[$k]) >= 2) {
+                    // A ping from the server's idle check (under valgrind the setup can take
+                    // longer than pingInterval): skipped, the echo that follows counts.
+                    $received[$k] = substr($received[$k], 2 + ord($received[$k][1]));
+                }
                 if (strlen($received[$k]) >= $expectedLength) {
                     if ($received[$k] !== $expected) {
                         fwrite(STDERR, "Client {$k} got a wrong echo.\n");

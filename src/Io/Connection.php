@@ -76,7 +76,7 @@ final class Connection
     private readonly int $highWaterMark;
     /** @var Deferred<?string>|null */
     private ?Deferred $pendingRead = null;
-    /** What the next read asks for: SMALL_READ or CHUNK_SIZE. */
+    /** @var int<1, max> what the next read asks for: SMALL_READ or CHUNK_SIZE */
     private int $readSize = self::SMALL_READ;
     private ?ConnectionHandler $handler = null;
     /** @var list<\Closure(string): void> */

@@ -275,16 +275,24 @@ final class WebSocketConnection implements ConnectionHandler
                     return SendResult::Sent;
                 }
             } catch (ConnectionClosedException) {
-                return $this->state === self::CLOSED ? SendResult::Closed : SendResult::Sent; // as writeFrame()
+                return $this->sendResult(); // as writeFrame()
             }
             if (!$this->connection->isClosed()) {
                 ($this->backpressure = new Backpressure($this->loop, $this->connection, $this->options->maxUnsentBytes, $this->options->sendTimeout))->refused();
             }
 
-            return $this->state === self::CLOSED ? SendResult::Closed : SendResult::Sent;
+            return $this->sendResult();
         }
 
         return $this->sendChecked($text, false, true);
+    }
+
+    /**
+     * What a send that wrote its frame tells: Closed when the write closed the connection.
+     */
+    private function sendResult(): SendResult
+    {
+        return $this->state === self::CLOSED ? SendResult::Closed : SendResult::Sent;
     }
 
     /**

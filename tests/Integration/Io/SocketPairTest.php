@@ -32,29 +32,28 @@ final class SocketPairTest extends SocketTestCase
         [$a, $b] = SocketPair::create($this->loop);
         $this->track($a);
         $this->track($b);
-        $chunks = [];
-        $a->onData(static function (string $data) use (&$chunks): void {
-            $chunks[] = $data;
+        /** @var \ArrayObject<int, string> $chunks */
+        $chunks = new \ArrayObject();
+        $a->onData(static function (string $data) use ($chunks): void {
+            $chunks->append($data);
         });
         $burst = random_bytes(100_000);
-        $received = static function () use (&$chunks): int {
-            return array_sum(array_map('strlen', $chunks));
-        };
+        $received = static fn(): int => array_sum(array_map('strlen', $chunks->getArrayCopy()));
 
         $b->write($burst);
         $this->runUntil(static fn(): bool => $received() >= 100_000);
-        self::assertSame($burst, implode('', $chunks), 'every byte, in order');
-        self::assertSame(2_048, \strlen($chunks[0]), 'the first read asks for 2 KiB (SMALL_READ)');
-        self::assertGreaterThan(2_048, max(array_map('strlen', $chunks)), 'a full small read switches to 64 KiB reads');
+        self::assertSame($burst, implode('', $chunks->getArrayCopy()), 'every byte, in order');
+        self::assertSame(2_048, \strlen((string) $chunks[0]), 'the first read asks for 2 KiB (SMALL_READ)');
+        self::assertGreaterThan(2_048, max([0, ...array_map('strlen', $chunks->getArrayCopy())]), 'a full small read switches to 64 KiB reads');
 
-        $chunks = [];
+        $chunks->exchangeArray([]);
         $b->write('tiny');
         $this->runUntil(static fn(): bool => $received() >= 4);
-        $chunks = [];
+        $chunks->exchangeArray([]);
         $b->write($burst);
         $this->runUntil(static fn(): bool => $received() >= 100_000);
-        self::assertSame($burst, implode('', $chunks));
-        self::assertSame(2_048, \strlen($chunks[0]), 'a short read switched back to small reads');
+        self::assertSame($burst, implode('', $chunks->getArrayCopy()));
+        self::assertSame(2_048, \strlen((string) $chunks[0]), 'a short read switched back to small reads');
     }
 
     public function testAClosedConnectionIsFreedWithoutTheCycleCollector(): void
