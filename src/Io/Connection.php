@@ -17,8 +17,8 @@ use Nexus\Runtime\Loop;
  *
  * Reading starts when the first onData() callback is registered or read() is called, and it runs
  * while any onData() callback is registered (unless pause()d) or a read() is pending. Each
- * readiness event reads one chunk of up to 64 KiB (2 KiB while the peer sends little: see
- * SMALL_READ). When the peer half-closes, onEnd() callbacks
+ * readiness event reads one chunk of up to 64 KiB (asking for 2 KiB first while the peer sends
+ * little: see SMALL_READ). When the peer half-closes, onEnd() callbacks
  * run; if nobody registered one (and no read() was pending), the connection end()s its own side
  * so that a forgotten connection cannot stay half-open forever.
  *
@@ -51,8 +51,9 @@ final class Connection
      * What a read asks for while the reads before it came back small (a request, a WebSocket
      * message): fread() allocates the whole size before it reads, and 2 KiB is a small block of
      * PHP's allocator, where 64 KiB takes pages and a copy to shrink (about 220 instructions more
-     * per read). A read that fills it switches to CHUNK_SIZE (the rest comes in the next loop
-     * turn), and one that brings less than this switches back.
+     * per read). A read that fills it reads the rest of its chunk at once and switches to
+     * CHUNK_SIZE; one that brings less than this switches back. What a readiness event delivers
+     * is the same either way: one chunk of up to CHUNK_SIZE.
      */
     private const SMALL_READ = 2_048;
     /** Most bytes handed to one fwrite() of pending data (a copy of at most this much per call). */
@@ -427,7 +428,15 @@ final class Connection
         }
         $length = \strlen($data);
         if ($length === $size) {
-            $this->readSize = self::CHUNK_SIZE; // more is coming: big reads until it slows down
+            if ($size === self::SMALL_READ) {
+                // More is coming: the rest of this chunk now (a readiness event still reads one
+                // chunk of up to CHUNK_SIZE), then big reads until the flow slows down.
+                $more = @fread($this->stream, self::CHUNK_SIZE - self::SMALL_READ);
+                if (\is_string($more)) {
+                    $data .= $more; // a failure or the end shows at the next readiness
+                }
+                $this->readSize = self::CHUNK_SIZE;
+            }
         } elseif ($length < self::SMALL_READ && $size !== self::SMALL_READ) {
             $this->readSize = self::SMALL_READ;
         }
