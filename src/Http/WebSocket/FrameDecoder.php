@@ -21,6 +21,10 @@ use Nexus\Http\WebSocket\Exception\ProtocolException;
  * fragmented control frame or one over 125 bytes, a length not in its minimal form or with the
  * top bit set (1002), and a payload over $maxPayload (1009). It therefore holds at most one
  * frame header plus $maxPayload bytes, plus what the last read brought beyond them.
+ *
+ * Two ways to read: next() returns a Frame; nextPayload() returns the payload alone and leaves
+ * the frame's opcode, FIN and RSV1 bits in $opcode, $fin and $rsv1 until the next call (the
+ * connection's hot path: no object per frame).
  */
 final class FrameDecoder
 {
@@ -33,6 +37,11 @@ final class FrameDecoder
     private int $have = 0;
     /** @var list<string> */
     private array $parts = [];
+
+    /** The last frame nextPayload() returned: its opcode, FIN bit and RSV1 bit. */
+    public int $opcode = 0;
+    public bool $fin = false;
+    public bool $rsv1 = false;
 
     public function __construct(
         private readonly bool $expectMasked,
@@ -70,6 +79,19 @@ final class FrameDecoder
      * @throws ProtocolException when the frame breaks the protocol or a limit
      */
     public function next(): ?Frame
+    {
+        $payload = $this->nextPayload();
+
+        return $payload === null ? null : new Frame($this->opcode, $this->fin, $this->rsv1, $payload);
+    }
+
+    /**
+     * The payload of the next complete frame (unmasked), or null when more bytes are needed; the
+     * frame's opcode, FIN and RSV1 bits are in $opcode, $fin and $rsv1 until the next call.
+     *
+     * @throws ProtocolException when the frame breaks the protocol or a limit
+     */
+    public function nextPayload(): ?string
     {
         if ($this->need > 0) {
             return null;
@@ -141,15 +163,17 @@ final class FrameDecoder
             return null;
         }
         $this->offset = $end;
+        $this->opcode = $opcode;
+        $this->fin = $fin;
+        $this->rsv1 = ($b0 & 0x40) !== 0;
         if ($length === 0) {
-            $payload = '';
-        } elseif ($masked) {
-            $payload = substr($buffer, $start, $length) ^ str_repeat(substr($buffer, $start - 4, 4), ($length >> 2) + 1);
-        } else {
-            $payload = substr($buffer, $start, $length);
+            return '';
+        }
+        if ($masked) {
+            return substr($buffer, $start, $length) ^ str_repeat(substr($buffer, $start - 4, 4), ($length >> 2) + 1);
         }
 
-        return new Frame($opcode, $fin, ($b0 & 0x40) !== 0, $payload);
+        return substr($buffer, $start, $length);
     }
 
     /**

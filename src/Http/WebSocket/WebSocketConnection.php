@@ -12,6 +12,7 @@ use Nexus\Http\WebSocket\Exception\InvalidUtf8Exception;
 use Nexus\Http\WebSocket\Exception\ProtocolException;
 use Nexus\Io\Connection;
 use Nexus\Io\ConnectionHandler;
+use Nexus\Io\Exception\ConnectionClosedException;
 use Nexus\Runtime\Loop;
 
 /**
@@ -91,6 +92,8 @@ final class WebSocketConnection implements ConnectionHandler
     private ?int $closeTimer = null;
     private float $lastHeard;
     private float $pingSentAt = -\INF;
+    /** Whether ext-mbstring is there: the inline UTF-8 check is then Utf8Validator::isValid()'s own. */
+    private static ?bool $mbstring = null;
 
     /**
      * @param ?string $subprotocol the one the handshake chose (HandshakeResult::$subprotocol)
@@ -119,6 +122,7 @@ final class WebSocketConnection implements ConnectionHandler
             $this->compressAbove = $deflate->options->threshold;
         }
         $this->lastHeard = $loop->now();
+        self::$mbstring ??= \function_exists('mb_check_encoding');
     }
 
     /**
@@ -252,7 +256,7 @@ final class WebSocketConnection implements ConnectionHandler
             throw new InvalidUtf8Exception('A text message must be valid UTF-8; send it with sendBinary(), or convert it (mb_convert_encoding()).');
         }
 
-        return $this->sendChecked($payload, $binary, null, true);
+        return $this->sendChecked($payload, $binary, true);
     }
 
     /**
@@ -263,8 +267,32 @@ final class WebSocketConnection implements ConnectionHandler
         if ($this->state !== self::OPEN) {
             return SendResult::Closed;
         }
+        $length = \strlen($text);
+        if ($length < 126 && $this->backpressure === null && !$this->mask && $length < $this->compressAbove) {
+            // An echo's common case: sendChecked() and writeFrame() without the calls.
+            try {
+                if ($this->connection->write(FrameEncoder::SHORT_HEADS[$length] . $text)) {
+                    return SendResult::Sent;
+                }
+            } catch (ConnectionClosedException) {
+                return $this->sendResult(); // as writeFrame()
+            }
+            if (!$this->connection->isClosed()) {
+                ($this->backpressure = new Backpressure($this->loop, $this->connection, $this->options->maxUnsentBytes, $this->options->sendTimeout))->refused();
+            }
 
-        return $this->sendChecked($text, false, null, true);
+            return $this->sendResult();
+        }
+
+        return $this->sendChecked($text, false, true);
+    }
+
+    /**
+     * What a send that wrote its frame tells: Closed when the write closed the connection.
+     */
+    private function sendResult(): SendResult
+    {
+        return $this->state === self::CLOSED ? SendResult::Closed : SendResult::Sent;
     }
 
     /**
@@ -283,7 +311,7 @@ final class WebSocketConnection implements ConnectionHandler
             throw new InvalidUtf8Exception('A text message must be valid UTF-8; send it with sendBinary(), or convert it (mb_convert_encoding()).');
         }
 
-        return $this->sendChecked($payload, $binary, null, false);
+        return $this->sendChecked($payload, $binary, false);
     }
 
     /**
@@ -335,7 +363,7 @@ final class WebSocketConnection implements ConnectionHandler
                 continue;
             }
             foreach ($payloads as $i => $payload) {
-                if ($connection->sendChecked($payload, $binary[$i], null, false) === SendResult::Sent) {
+                if ($connection->sendChecked($payload, $binary[$i], false) === SendResult::Sent) {
                     ++$sent;
                 }
             }
@@ -514,11 +542,37 @@ final class WebSocketConnection implements ConnectionHandler
         $this->processing = true;
         try {
             while ($this->state !== self::CLOSED && !$this->userPaused && $this->backpressure?->isReadingPaused() !== true) {
-                $frame = $decoder->next();
-                if ($frame === null) {
+                $payload = $decoder->nextPayload();
+                if ($payload === null) {
                     break;
                 }
-                $this->handleFrame($frame);
+                $opcode = $decoder->opcode;
+                if (($opcode === 0x1 || $opcode === 0x2) && $decoder->fin && !$decoder->rsv1 && $this->state === self::OPEN
+                    && ($this->assembler === null || !$this->assembler->inProgress())) {
+                    // The common case, handleFrame()'s without the calls: a whole, uncompressed
+                    // message in one frame, delivered as deliver() would.
+                    if (\strlen($payload) > $this->options->maxMessageSize) {
+                        throw new ProtocolException(CloseCode::MESSAGE_TOO_BIG, "A message of more than {$this->options->maxMessageSize} bytes.");
+                    }
+                    if ($opcode === 0x1 && !(self::$mbstring ? mb_check_encoding($payload, 'UTF-8') : Utf8Validator::isValid($payload))) {
+                        throw new ProtocolException(CloseCode::INVALID_PAYLOAD, 'A text message is not valid UTF-8.');
+                    }
+                    $listener = $this->listener;
+                    if ($listener === null) {
+                        $this->deliver($payload, $opcode === 0x2);
+
+                        continue;
+                    }
+                    try {
+                        $listener->onMessage($payload, $opcode === 0x2);
+                    } catch (\Throwable $e) {
+                        $this->loop->reportError($e);
+                        $this->close(CloseCode::INTERNAL_ERROR, 'internal error');
+                    }
+
+                    continue;
+                }
+                $this->handleFrame($opcode, $decoder->fin, $decoder->rsv1, $payload);
             }
         } catch (ProtocolException $e) {
             $this->fail($e->closeCode, $e->getMessage());
@@ -527,18 +581,17 @@ final class WebSocketConnection implements ConnectionHandler
         }
     }
 
-    private function handleFrame(Frame $frame): void
+    private function handleFrame(int $opcode, bool $fin, bool $rsv1, string $payload): void
     {
-        $opcode = $frame->opcode;
         if ($opcode >= 0x8) {
             if ($opcode === 0x8) {
-                $this->handlePeerClose($frame->payload);
+                $this->handlePeerClose($payload);
             } elseif ($opcode === 0x9) {
                 if ($this->state === self::OPEN) {
-                    $this->write(0xA, $frame->payload);
+                    $this->write(0xA, $payload);
                 }
             } elseif ($this->pongHandler !== null) {
-                $this->call($this->pongHandler, $frame->payload);
+                $this->call($this->pongHandler, $payload);
             }
 
             return;
@@ -547,9 +600,8 @@ final class WebSocketConnection implements ConnectionHandler
             return; // this side sent its close frame: no more messages are delivered
         }
         $assembler = $this->assembler;
-        if ($opcode !== 0x0 && $frame->fin && !$frame->rsv1 && ($assembler === null || !$assembler->inProgress())) {
+        if ($opcode !== 0x0 && $fin && !$rsv1 && ($assembler === null || !$assembler->inProgress())) {
             // The common case: a whole, uncompressed message in one frame.
-            $payload = $frame->payload;
             if (\strlen($payload) > $this->options->maxMessageSize) {
                 throw new ProtocolException(CloseCode::MESSAGE_TOO_BIG, "A message of more than {$this->options->maxMessageSize} bytes.");
             }
@@ -563,7 +615,7 @@ final class WebSocketConnection implements ConnectionHandler
         $assembler ??= $this->assembler = new MessageAssembler($this->options->maxMessageSize, $this->deflate === null ? null : new MessageInflater(
             $this->role === Role::Server ? $this->deflate->clientNoContextTakeover : $this->deflate->serverNoContextTakeover,
         ));
-        $message = $assembler->add($frame);
+        $message = $assembler->add(new Frame($opcode, $fin, $rsv1, $payload));
         if ($message !== null) {
             $this->deliver($message, $assembler->lastWasBinary());
         }
@@ -679,10 +731,7 @@ final class WebSocketConnection implements ConnectionHandler
         }
     }
 
-    /**
-     * @param ?string $frame the message's frame when the caller encoded it already (broadcast())
-     */
-    private function sendChecked(string $payload, bool $binary, ?string $frame, bool $wait): SendResult
+    private function sendChecked(string $payload, bool $binary, bool $wait): SendResult
     {
         $backpressure = $this->backpressure;
         if ($backpressure !== null && $backpressure->isFull()) {
@@ -691,11 +740,13 @@ final class WebSocketConnection implements ConnectionHandler
                 return $blocked;
             }
         }
-        if ($frame !== null) {
-            $this->writeFrame($frame);
-        } elseif (\strlen($payload) >= $this->compressAbove) {
+        $length = \strlen($payload);
+        if ($length >= $this->compressAbove) {
             \assert($this->deflater !== null);
             $this->write($binary ? 0x2 : 0x1, $this->deflater->deflate($payload), true);
+        } elseif ($length < 126 && !$this->mask) {
+            // The common case, a short message from the server: its 2-byte header from the table.
+            $this->writeFrame(FrameEncoder::SHORT_HEADS[$binary ? $length + 126 : $length] . $payload);
         } else {
             $this->write($binary ? 0x2 : 0x1, $payload);
         }
@@ -733,11 +784,12 @@ final class WebSocketConnection implements ConnectionHandler
     private function writeFrame(string $frame): void
     {
         $connection = $this->connection;
-        if (!$connection->isWritable()) {
-            return;
-        }
-        if ($connection->write($frame)) {
-            return;
+        try {
+            if ($connection->write($frame)) {
+                return;
+            }
+        } catch (ConnectionClosedException) {
+            return; // closed or ending (what isWritable() tells, without asking it on every write)
         }
         if (!$connection->isClosed()) {
             ($this->backpressure ??= new Backpressure($this->loop, $connection, $this->options->maxUnsentBytes, $this->options->sendTimeout))->refused();

@@ -27,6 +27,31 @@ final class SocketPairTest extends SocketTestCase
         self::assertFalse($this->loop->isAlive());
     }
 
+    public function testAReadinessEventDeliversOneChunkOfUpTo64KiBWhicheverSizeTheReadAskedFirst(): void
+    {
+        [$a, $b] = SocketPair::create($this->loop);
+        $this->track($a);
+        $this->track($b);
+        /** @var \ArrayObject<int, string> $chunks */
+        $chunks = new \ArrayObject();
+        $a->onData(static function (string $data) use ($chunks): void {
+            $chunks->append($data);
+        });
+        $burst = random_bytes(100_000);
+        $received = static fn(): int => array_sum(array_map('strlen', $chunks->getArrayCopy()));
+
+        // The first read asks for 2 KiB, comes back full and reads the rest of its 64 KiB chunk;
+        // the next ones ask for 64 KiB, until a short read (the tiny message) goes back to 2 KiB.
+        foreach ([$burst, 'tiny', $burst] as $message) {
+            $chunks->exchangeArray([]);
+            $b->write($message);
+            $this->runUntil(static fn(): bool => $received() >= \strlen($message));
+            self::assertSame($message, implode('', $chunks->getArrayCopy()), 'every byte, in order');
+            self::assertSame(min(65_536, \strlen($message)), \strlen((string) $chunks[0]), 'the first chunk is as large as before');
+            self::assertLessThanOrEqual(65_536, max([0, ...array_map('strlen', $chunks->getArrayCopy())]));
+        }
+    }
+
     public function testAClosedConnectionIsFreedWithoutTheCycleCollector(): void
     {
         [$a, $b] = SocketPair::create($this->loop);

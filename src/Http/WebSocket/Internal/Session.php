@@ -65,6 +65,7 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
     private ?int $closeCode = null;
     private string $closeReason = '';
     private bool $done = false;
+    /** When the running callback started (Loop::now()); -1 until the first wait of an onMessage(). */
     private float $startedAt = 0.0;
     /**
      * The text message the handler is being handed, checked as UTF-8 already: sending it back
@@ -205,7 +206,7 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
                 if ($this->failed) {
                     continue;
                 }
-                $this->startedAt = $this->loop->now();
+                $this->startedAt = -1.0; // taken at its first wait, if it waits (see subscribe())
                 $this->currentText = $binary ? null : $payload;
                 try {
                     $handler->onMessage($socket, $payload, $binary);
@@ -213,7 +214,9 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
                     $this->failed($e, 'onMessage');
                 }
                 $this->currentText = null;
-                $this->callbackEnded();
+                if ($this->deadline !== \INF || $this->subscribers !== [] || $this->timedOut !== null) {
+                    $this->callbackEnded(); // it waited: the rest of callbackEnded() is owed
+                }
             } elseif ($this->closeCode !== null && !$this->done) {
                 $this->done = true;
                 $this->startedAt = $this->loop->now();
@@ -236,6 +239,11 @@ final class Session implements Runnable, Cancellation, MessageListener, Upgraded
 
     public function subscribe(\Closure $callback): int
     {
+        if ($this->startedAt < 0.0) {
+            // The first wait of an onMessage() that started in this loop turn (it had not waited
+            // yet, and Loop::now() only moves between turns): the turn's time is its start.
+            $this->startedAt = $this->loop->now();
+        }
         if ($this->timedOut === null && $this->loop->clock()->now() >= $this->startedAt + $this->endpoint->options->handlerTimeout) {
             $this->cancel();
         }

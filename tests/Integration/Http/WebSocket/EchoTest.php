@@ -153,6 +153,30 @@ final class EchoTest extends WebSocketTestCase
         }
     }
 
+    public function testEveryShortLengthComesBackWithItsHeaderAndTheFirstLongOneToo(): void
+    {
+        // 0-125 bytes take the server's table of 2-byte headers; 126 the encoder's 4-byte form.
+        $this->echoServer(new WebSocketOptions(deflate: null));
+        $client = $this->open();
+        $batch = '';
+        for ($length = 0; $length <= 126; ++$length) {
+            $batch .= TestClient::frame(0x1, str_repeat('t', $length)) . TestClient::frame(0x2, str_repeat("\xFF", $length));
+        }
+        $client->sendRaw($batch);
+
+        for ($length = 0; $length <= 126; ++$length) {
+            foreach ([0x1 => str_repeat('t', $length), 0x2 => str_repeat("\xFF", $length)] as $opcode => $payload) {
+                $frame = $client->nextFrame();
+                self::assertNotNull($frame, "{$length} bytes");
+                self::assertSame($opcode, $frame->opcode, "{$length} bytes");
+                self::assertTrue($frame->fin);
+                self::assertFalse($frame->masked);
+                self::assertSame(0, $frame->rsv);
+                self::assertSame($payload, $frame->payload, "{$length} bytes");
+            }
+        }
+    }
+
     public function testServerSendsToClientWithoutBeingAsked(): void
     {
         $this->serve(static function (WebSocketConnection $ws): void {

@@ -46,6 +46,44 @@ final class FrameCodecTest extends TestCase
         self::assertSame(0, $decoder->bufferedBytes());
     }
 
+    public function testTheShortHeadsAreWhatEncodeWritesForEveryShortTextAndBinaryFrame(): void
+    {
+        self::assertCount(252, FrameEncoder::SHORT_HEADS);
+        for ($length = 0; $length < 126; ++$length) {
+            $payload = str_repeat('x', $length);
+            self::assertSame(FrameEncoder::encode(0x1, $payload), FrameEncoder::SHORT_HEADS[$length] . $payload, "text, {$length} bytes");
+            self::assertSame(FrameEncoder::encode(0x2, $payload), FrameEncoder::SHORT_HEADS[$length + 126] . $payload, "binary, {$length} bytes");
+        }
+    }
+
+    #[DataProvider('lengths')]
+    public function testNextPayloadUnmasksEveryLengthAndLeavesTheFrameBitsInTheDecoder(int $length): void
+    {
+        $payload = $length > 0 ? random_bytes($length) : '';
+        $decoder = new FrameDecoder(true, 1 << 20, allowRsv1: true);
+        // Two frames in one read, as the connection's hot path meets them: the fields follow each.
+        $decoder->feed(FrameEncoder::encode(0x2, $payload, fin: false, rsv1: true, mask: true) . FrameEncoder::encode(0x0, $payload, mask: true));
+
+        self::assertSame($payload, $decoder->nextPayload());
+        self::assertSame([0x2, false, true], [$decoder->opcode, $decoder->fin, $decoder->rsv1]);
+        self::assertSame($payload, $decoder->nextPayload());
+        self::assertSame([0x0, true, false], [$decoder->opcode, $decoder->fin, $decoder->rsv1]);
+        self::assertNull($decoder->nextPayload());
+        self::assertSame(0, $decoder->bufferedBytes());
+    }
+
+    public function testNextPayloadOfAMaskedFrameSplitInsideItsMaskKey(): void
+    {
+        $frame = FrameEncoder::encode(0x1, 'héllo', mask: true);
+        $decoder = new FrameDecoder(true, 1024);
+        $decoder->feed(substr($frame, 0, 4)); // header and half the key
+        self::assertNull($decoder->nextPayload());
+        $decoder->feed(substr($frame, 4));
+        self::assertSame('héllo', $decoder->nextPayload());
+        self::assertSame(0x1, $decoder->opcode);
+        self::assertTrue($decoder->fin);
+    }
+
     public function testUnmaskedFramesRoundTripThroughTheClientDecoder(): void
     {
         $decoder = new FrameDecoder(false, 1 << 20, allowRsv1: true);
