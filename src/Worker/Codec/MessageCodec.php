@@ -8,7 +8,8 @@ namespace Nexus\Worker\Codec;
  * Turns a batch of messages into bytes for another worker and back.
  *
  * A batch is a list: the class table first (the registered class names when the batch holds an
- * object, else an empty list), then (path, message, sender worker, sender path) for each message.
+ * object, else an empty list), then the messages as BatchLayout lays them out (path and message
+ * for each, the sender once per run of messages from it).
  * Each encoded batch says which wire format it uses (one byte on the frame), so that a codec can
  * choose per batch.
  */

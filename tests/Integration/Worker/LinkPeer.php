@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Worker;
 
+use Nexus\Worker\Codec\BatchLayout;
 use Nexus\Worker\Codec\Codecs;
 use Nexus\Worker\Codec\MessageClasses;
 use Nexus\Worker\Transport\Frames;
@@ -97,7 +98,7 @@ final class LinkPeer
     public function sendMessage(int $sequence, string $path, mixed $message): void
     {
         $format = 0;
-        $bytes = Codecs::best(new MessageClasses())->encode([[], $path, $message, -1, ''], 0, $format);
+        $bytes = Codecs::best(new MessageClasses())->encode(BatchLayout::single($path, $message, -1, ''), 0, $format);
         $this->send(Frames::encode(FrameType::Batch, pack('JC', $sequence, $format) . $bytes));
     }
 
