@@ -15,10 +15,15 @@ namespace Nexus\Worker\Codec;
  */
 interface MessageCodec
 {
-    /** igbinary, checked by IgbinaryGuard before it is decoded. */
-    public const IGBINARY = 1;
+    /**
+     * igbinary, checked by IgbinaryGuard before it is decoded. Formats 1 and 2 were igbinary and
+     * serialize() with four values per message (before BatchLayout): a worker of either version
+     * refuses the other's batches as of an unknown format (the link closes with that error, what
+     * it carried becomes dead letters) instead of misreading them.
+     */
+    public const IGBINARY = 3;
     /** serialize(), decoded with allowed_classes and max_depth. */
-    public const NATIVE = 2;
+    public const NATIVE = 4;
 
     /**
      * @param list<mixed> $batch

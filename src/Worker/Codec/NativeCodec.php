@@ -27,8 +27,11 @@ final class NativeCodec implements MessageCodec
 
     public function decode(int $format, string $bytes): array
     {
+        if ($format === self::IGBINARY) {
+            throw new FrameException('An igbinary batch reached a worker that decodes only serialize(): run all workers with the same extensions.');
+        }
         if ($format !== self::NATIVE) {
-            throw new FrameException("A batch in wire format {$format} reached a worker that decodes only serialize(): run all workers with the same extensions.");
+            throw new FrameException("Unknown batch format {$format}: do all workers run the same version?");
         }
         $batch = @unserialize($bytes, ['allowed_classes' => $this->classes->all(), 'max_depth' => self::MAX_DEPTH]);
         if (!\is_array($batch) || !array_is_list($batch) || !\is_array($batch[0] ?? null)) {

@@ -7,6 +7,8 @@ namespace Nexus\Tests\Unit\Worker;
 use Nexus\Worker\Codec\BatchLayout;
 use Nexus\Worker\Codec\Codecs;
 use Nexus\Worker\Codec\MessageClasses;
+use Nexus\Worker\Codec\NativeCodec;
+use Nexus\Worker\Exception\FrameException;
 use PHPUnit\Framework\TestCase;
 
 final class BatchLayoutTest extends TestCase
@@ -72,6 +74,24 @@ final class BatchLayoutTest extends TestCase
             ['/user/b', 2, 0, '/user/pump'],
             ['/user/c', 3, 0, '/user/pump'],
         ], BatchLayout::messages($batch));
+    }
+
+    /**
+     * Formats 1 and 2 carried four values per message: a batch from a worker of that version is
+     * refused with the reason, never read with the wrong layout.
+     */
+    public function testABatchInTheFormerLayoutIsRefusedNotMisread(): void
+    {
+        $classes = new MessageClasses();
+        $old = [[], '/user/a', 'hello', -1, ''];
+        foreach ([[new NativeCodec($classes), 2, serialize($old)], [Codecs::best($classes), 1, \function_exists('igbinary_serialize') ? (string) igbinary_serialize($old) : serialize($old)], [Codecs::best($classes), 2, serialize($old)]] as [$codec, $format, $bytes]) {
+            try {
+                $codec->decode($format, $bytes);
+                self::fail("{$codec->name()} decoded a batch of format {$format}");
+            } catch (FrameException $e) {
+                self::assertStringContainsString('same version', $e->getMessage());
+            }
+        }
     }
 
     public function testABatchCrossesTheCodecUnchanged(): void
