@@ -123,6 +123,28 @@ final class BatchLayout
     }
 
     /**
+     * A batch as workers wrote it before this layout (the class table, then path, message, sender
+     * worker, sender path for each message; formats 1 and 2), in this layout. Values that fit no
+     * message are skipped, as in messages().
+     *
+     * @param list<mixed> $former
+     *
+     * @return list<mixed>
+     */
+    public static function fromFormer(array $former): array
+    {
+        $messages = [];
+        $count = \count($former);
+        for ($i = self::FIRST; $i + 3 < $count; $i += 4) {
+            if (\is_string($former[$i]) && \is_int($former[$i + 2]) && \is_string($former[$i + 3])) {
+                $messages[] = [$former[$i], $former[$i + 1], $former[$i + 2], $former[$i + 3]];
+            }
+        }
+
+        return self::build(\is_array($former[0] ?? null) ? array_values($former[0]) : [], $messages);
+    }
+
+    /**
      * Splits a batch of two messages or more into two halves, in order (each with the table and
      * its own leading sender); null for a batch of one message or none.
      *

@@ -15,15 +15,19 @@ namespace Nexus\Worker\Codec;
  */
 interface MessageCodec
 {
-    /**
-     * igbinary, checked by IgbinaryGuard before it is decoded. Formats 1 and 2 were igbinary and
-     * serialize() with four values per message (before BatchLayout): a worker of either version
-     * refuses the other's batches as of an unknown format (the link closes with that error, what
-     * it carried becomes dead letters) instead of misreading them.
-     */
+    /** igbinary, checked by IgbinaryGuard before it is decoded. */
     public const IGBINARY = 3;
     /** serialize(), decoded with allowed_classes and max_depth. */
     public const NATIVE = 4;
+    /**
+     * igbinary and serialize() batches with four values per message, as workers wrote them
+     * before BatchLayout: still read (BatchLayout::fromFormer()), so that the reload that brings
+     * this version in loses nothing the old workers send or hand off to the new ones; never
+     * written. A worker of the former version refuses batches of formats 3 and 4 as of an
+     * unknown format (the link closes with that error), rather than misreading them.
+     */
+    public const FORMER_IGBINARY = 1;
+    public const FORMER_NATIVE = 2;
 
     /**
      * @param list<mixed> $batch

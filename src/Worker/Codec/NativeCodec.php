@@ -27,10 +27,10 @@ final class NativeCodec implements MessageCodec
 
     public function decode(int $format, string $bytes): array
     {
-        if ($format === self::IGBINARY) {
+        if ($format === self::IGBINARY || $format === self::FORMER_IGBINARY) {
             throw new FrameException('An igbinary batch reached a worker that decodes only serialize(): run all workers with the same extensions.');
         }
-        if ($format !== self::NATIVE) {
+        if ($format !== self::NATIVE && $format !== self::FORMER_NATIVE) {
             throw new FrameException("Unknown batch format {$format}: do all workers run the same version?");
         }
         $batch = @unserialize($bytes, ['allowed_classes' => $this->classes->all(), 'max_depth' => self::MAX_DEPTH]);
@@ -38,7 +38,7 @@ final class NativeCodec implements MessageCodec
             throw new FrameException('A batch from another worker could not be decoded with unserialize(): do all workers run the same code?');
         }
 
-        return $batch;
+        return $format === self::NATIVE ? $batch : BatchLayout::fromFormer($batch);
     }
 
     public function classTable(): array
