@@ -23,6 +23,7 @@ use Nexus\Actor\Behavior;
 use Nexus\Bench\Workers\WorldOrder;
 use Nexus\Log\MemoryLogger;
 use Nexus\Runtime\Loop;
+use Nexus\Worker\Codec\BatchLayout;
 use Nexus\Worker\Internal\Mesh;
 use Nexus\Worker\PoolOptions;
 use Nexus\Worker\WorkerContext;
@@ -174,10 +175,11 @@ $counted = static function () use (&$count): int {
 $stages = static function () use ($mesh1, $codec, $make, $loop, $counted, &$count): array {
     $frame = 1000;
     $rounds = 50;
-    $batch = [$codec->classTable()];
+    $messages = [];
     for ($i = 0; $i < $frame; ++$i) {
-        array_push($batch, '/user/sink' . ($i % 16), $make['orders']($i), 0, '/user/pump');
+        $messages[] = ['/user/sink' . ($i % 16), $make['orders']($i), 0, '/user/pump'];
     }
+    $batch = BatchLayout::build($codec->classTable(), $messages);
     $format = 0;
     $start = cpu();
     for ($r = 0; $r < $rounds; ++$r) {

@@ -52,10 +52,10 @@ final class IgbinaryCodec implements MessageCodec
 
     public function decode(int $format, string $bytes): array
     {
-        if ($format === self::NATIVE) {
+        if ($format === self::NATIVE || $format === self::FORMER_NATIVE) {
             return $this->native->decode($format, $bytes);
         }
-        if ($format !== self::IGBINARY) {
+        if ($format !== self::IGBINARY && $format !== self::FORMER_IGBINARY) {
             throw new FrameException("Unknown batch format {$format}: do all workers run the same version?");
         }
         if (!$this->guard->accepts($bytes)) {
@@ -66,7 +66,7 @@ final class IgbinaryCodec implements MessageCodec
             throw new FrameException('A batch from another worker could not be decoded with igbinary: do all workers run the same code and extensions?');
         }
 
-        return $batch;
+        return $format === self::IGBINARY ? $batch : BatchLayout::fromFormer($batch);
     }
 
     public function classTable(): array

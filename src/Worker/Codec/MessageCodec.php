@@ -8,16 +8,26 @@ namespace Nexus\Worker\Codec;
  * Turns a batch of messages into bytes for another worker and back.
  *
  * A batch is a list: the class table first (the registered class names when the batch holds an
- * object, else an empty list), then (path, message, sender worker, sender path) for each message.
+ * object, else an empty list), then the messages as BatchLayout lays them out (path and message
+ * for each, the sender once per run of messages from it).
  * Each encoded batch says which wire format it uses (one byte on the frame), so that a codec can
  * choose per batch.
  */
 interface MessageCodec
 {
     /** igbinary, checked by IgbinaryGuard before it is decoded. */
-    public const IGBINARY = 1;
+    public const IGBINARY = 3;
     /** serialize(), decoded with allowed_classes and max_depth. */
-    public const NATIVE = 2;
+    public const NATIVE = 4;
+    /**
+     * igbinary and serialize() batches with four values per message, as workers wrote them
+     * before BatchLayout: still read (BatchLayout::fromFormer()), so that the reload that brings
+     * this version in loses nothing the old workers send or hand off to the new ones; never
+     * written. A worker of the former version refuses batches of formats 3 and 4 as of an
+     * unknown format (the link closes with that error), rather than misreading them.
+     */
+    public const FORMER_IGBINARY = 1;
+    public const FORMER_NATIVE = 2;
 
     /**
      * @param list<mixed> $batch

@@ -27,15 +27,18 @@ final class NativeCodec implements MessageCodec
 
     public function decode(int $format, string $bytes): array
     {
-        if ($format !== self::NATIVE) {
-            throw new FrameException("A batch in wire format {$format} reached a worker that decodes only serialize(): run all workers with the same extensions.");
+        if ($format === self::IGBINARY || $format === self::FORMER_IGBINARY) {
+            throw new FrameException('An igbinary batch reached a worker that decodes only serialize(): run all workers with the same extensions.');
+        }
+        if ($format !== self::NATIVE && $format !== self::FORMER_NATIVE) {
+            throw new FrameException("Unknown batch format {$format}: do all workers run the same version?");
         }
         $batch = @unserialize($bytes, ['allowed_classes' => $this->classes->all(), 'max_depth' => self::MAX_DEPTH]);
         if (!\is_array($batch) || !array_is_list($batch) || !\is_array($batch[0] ?? null)) {
             throw new FrameException('A batch from another worker could not be decoded with unserialize(): do all workers run the same code?');
         }
 
-        return $batch;
+        return $format === self::NATIVE ? $batch : BatchLayout::fromFormer($batch);
     }
 
     public function classTable(): array

@@ -22,8 +22,13 @@ final class LocalRecipients
     /** Local actors found by path kept at most (the cache is emptied when full). */
     private const CACHE_LIMIT = 10_000;
 
-    /** @var array<string, Endpoint> */
-    private array $cache = [];
+    /**
+     * The endpoints found, by path. Public so that the mesh's batch delivery reads it without a
+     * call per message; written only here.
+     *
+     * @var array<string, Endpoint>
+     */
+    public array $endpoints = [];
     /** @var array<string, \Closure(string): ?Endpoint> the entity of an id (started if need be), by region path */
     private array $kinds = [];
 
@@ -42,7 +47,7 @@ final class LocalRecipients
      */
     public function cached(string $path): ?Endpoint
     {
-        return $this->cache[$path] ?? null;
+        return $this->endpoints[$path] ?? null;
     }
 
     /**
@@ -53,7 +58,7 @@ final class LocalRecipients
      */
     public function resolve(string $path): ?Endpoint
     {
-        unset($this->cache[$path]);
+        unset($this->endpoints[$path]);
         $endpoint = $this->system->endpoint($path);
         if ($endpoint === null) {
             $slash = strrpos($path, '/');
@@ -63,10 +68,10 @@ final class LocalRecipients
                 return null;
             }
         }
-        if (\count($this->cache) >= self::CACHE_LIMIT) {
-            $this->cache = [];
+        if (\count($this->endpoints) >= self::CACHE_LIMIT) {
+            $this->endpoints = [];
         }
 
-        return $this->cache[$path] = $endpoint;
+        return $this->endpoints[$path] = $endpoint;
     }
 }

@@ -18,6 +18,7 @@ use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Exception\TimeoutException;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Worker\Codec\BatchLayout;
 use Nexus\Worker\Codec\Internal\HandOffComplete;
 use Nexus\Worker\Codec\Internal\MeshControl;
 use Nexus\Worker\Codec\Internal\Relayed;
@@ -559,7 +560,7 @@ final class Mesh implements LinkHost
             $objects = $classes->found;
         }
         if ($this->departed !== [] && isset($this->departed[Slots::node($worker)]) && $worker >= 0) {
-            $this->undeliverable([[], $path, $message, ...$this->senderAddress($sender)], $worker, DeadLetterReason::NodeLost);
+            $this->undeliverable(BatchLayout::single($path, $message, ...$this->senderAddress($sender)), $worker, DeadLetterReason::NodeLost);
 
             return;
         }
@@ -573,7 +574,7 @@ final class Mesh implements LinkHost
         }
         $peer = $this->peers[$worker] ?? $this->link($worker);
         if ($peer->full && !$this->waitForLink($peer)) {
-            $this->undeliverable([[], $path, $message, ...$this->senderAddress($sender)], $worker, DeadLetterReason::LinkCongested);
+            $this->undeliverable(BatchLayout::single($path, $message, ...$this->senderAddress($sender)), $worker, DeadLetterReason::LinkCongested);
 
             return;
         }
@@ -734,8 +735,8 @@ final class Mesh implements LinkHost
     }
 
     /**
-     * Delivers a decoded batch (the class table, then path, message, sender worker, sender path
-     * for each message) from position $from on, and returns the position reached: the end, or
+     * Delivers a decoded batch (laid out as BatchLayout says) from position $from on, and returns
+     * the position reached: the end, or
      * the first message that must wait (its mailbox holds MAILBOX_HIGH_WATER messages, or is a
      * full one with the Backpressure policy; the hand-off buffer is full). With $force, such a
      * message is delivered anyway or becomes a dead letter (the wait ran out).
@@ -750,25 +751,29 @@ final class Mesh implements LinkHost
     public function deliverBatch(array $batch, int $from, int $selfAlias, bool $force = false): int
     {
         $count = \count($batch);
-        $lastWorker = -1;
-        $lastPath = '';
         $sender = null;
+        if ($from > BatchLayout::FIRST) {
+            // Resuming after a wait: the sender in effect there was written before it.
+            [$senderWorker, $senderPath] = BatchLayout::senderAt($batch, $from);
+            $sender = $senderWorker === -1 ? null : $this->remoteRef($senderWorker === $this->id ? $selfAlias : $senderWorker, $senderPath);
+        }
         $lastEndpoint = null;
         $live = false;
         $limit = \PHP_INT_MAX;
         $handOff = $this->handOff->active() ? $this->handOff : null;
-        for ($i = $from; $i + 3 < $count; $i += 4) {
+        $recipients = $this->recipients;
+        for ($i = $from; $i + 1 < $count; $i += 2) {
             $path = $batch[$i];
-            $senderWorker = $batch[$i + 2];
-            $senderPath = $batch[$i + 3];
-            if (!\is_string($path) || !\is_int($senderWorker) || !\is_string($senderPath)) {
+            if (!\is_string($path)) {
+                // A run of messages from one sender starts (see BatchLayout): look it up once.
+                $senderPath = $batch[$i + 1];
+                if (\is_int($path) && \is_string($senderPath)) {
+                    $sender = $path === -1 ? null : $this->remoteRef($path === $this->id ? $selfAlias : $path, $senderPath);
+                } else {
+                    --$i; // not a pair a worker writes: skip one value
+                }
+
                 continue;
-            }
-            // A batch mostly comes from a few senders: look each up once per run of them.
-            if ($senderWorker !== $lastWorker || $senderPath !== $lastPath) {
-                $lastWorker = $senderWorker;
-                $lastPath = $senderPath;
-                $sender = $senderWorker === -1 ? null : $this->remoteRef($senderWorker === $this->id ? $selfAlias : $senderWorker, $senderPath);
             }
             $message = $batch[$i + 1];
             if ($handOff !== null) {
@@ -780,7 +785,7 @@ final class Mesh implements LinkHost
                     return $i;
                 }
             }
-            $endpoint = $this->recipients->cached($path);
+            $endpoint = $recipients->endpoints[$path] ?? null;
             if ($endpoint !== null && $endpoint !== $lastEndpoint) {
                 // Delivering only queues (no actor runs meanwhile), so what an endpoint says holds
                 // for the rest of the batch: ask once per run of messages to it.
@@ -790,8 +795,9 @@ final class Mesh implements LinkHost
             }
             if ($endpoint !== null && $live && !$message instanceof MeshControl) {
                 // A full Backpressure mailbox is checked at each message, the soft high-water
-                // mark of an unbounded one at every 16th (it may be passed by 15).
-                if ($limit !== \PHP_INT_MAX && ($limit !== self::MAILBOX_HIGH_WATER || ($i & 63) === 1) && $endpoint->queued() >= $limit) {
+                // mark of an unbounded one at every 16th (it may be passed by 15; paths are at odd
+                // positions, see BatchLayout).
+                if ($limit !== \PHP_INT_MAX && ($limit !== self::MAILBOX_HIGH_WATER || ($i & 31) === 1) && $endpoint->queued() >= $limit) {
                     if (!$force) {
                         return $i;
                     }
@@ -861,7 +867,7 @@ final class Mesh implements LinkHost
      * Messages that left this worker but may not have arrived (WorkerLost), or never could leave
      * it (see Undelivered::batch()).
      *
-     * @param list<mixed> $batch the class table, then flat (path, message, sender worker, sender path)
+     * @param list<mixed> $batch laid out as BatchLayout says
      */
     public function undeliverable(array $batch, int $worker, DeadLetterReason $reason): void
     {

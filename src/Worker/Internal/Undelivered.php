@@ -9,6 +9,7 @@ use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Exception\MailboxFullException;
 use Nexus\Actor\Exception\RecipientTerminatedException;
 use Nexus\Actor\ReplyAddress;
+use Nexus\Worker\Codec\BatchLayout;
 use Nexus\Worker\Codec\Internal\RemoteAskFailed;
 use Nexus\Worker\Exception\DeliveryUnknownException;
 use Nexus\Worker\Exception\NodeLostException;
@@ -63,7 +64,7 @@ final class Undelivered
      * it: each becomes a dead letter, and a remote ask among them fails at once, with
      * DeliveryUnknownException for WorkerLost and NotDeliveredException otherwise.
      *
-     * @param list<mixed> $batch the class table, then flat (path, message, sender worker, sender path)
+     * @param list<mixed> $batch laid out as BatchLayout says
      */
     public function batch(array $batch, int $worker, DeadLetterReason $reason): void
     {
@@ -73,11 +74,7 @@ final class Undelivered
             Mesh::PREDECESSOR => 'the worker ' . Slots::describe($mesh->id) . ' replaced',
             default => Slots::describe($worker),
         };
-        $count = \count($batch);
-        for ($i = 1; $i + 3 < $count; $i += 4) {
-            $path = \is_string($batch[$i]) ? $batch[$i] : '';
-            $senderWorker = \is_int($batch[$i + 2]) ? $batch[$i + 2] : -1;
-            $senderPath = \is_string($batch[$i + 3]) ? $batch[$i + 3] : '';
+        foreach (BatchLayout::messages($batch) as [$path, $message, $senderWorker, $senderPath]) {
             $sender = $senderWorker === -1 ? null : $mesh->remoteRef($senderWorker, $senderPath);
             if ($senderWorker === $mesh->id && str_starts_with($senderPath, $this->replies->prefix)) {
                 $this->replies->fail($senderPath, self::askFailure($reason, "{$path} on {$where} could not be reached ({$reason->value})."), static function (ActorRef $asker) use ($reason, $path): void {
@@ -88,8 +85,8 @@ final class Undelivered
             } elseif ($sender !== null) {
                 $sender->undeliverable($reason, "{$where}:{$path}"); // a remote asker, or one of the other process of this slot
             }
-            if (!$batch[$i + 1] instanceof RemoteAskFailed) {
-                $mesh->system->deadLetters->publish($batch[$i + 1], $sender, "{$where}:{$path}", $reason);
+            if (!$message instanceof RemoteAskFailed) {
+                $mesh->system->deadLetters->publish($message, $sender, "{$where}:{$path}", $reason);
             }
         }
     }

@@ -74,7 +74,7 @@ interface LinkHost
      * the first message that must wait). With $force such a message is delivered or becomes a
      * dead letter.
      *
-     * @param list<mixed> $batch the class table, then flat (path, message, sender, sender path)
+     * @param list<mixed> $batch laid out as BatchLayout says
      */
     public function deliverBatch(array $batch, int $from, int $selfAlias, bool $force = false): int;
 

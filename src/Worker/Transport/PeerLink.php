@@ -9,6 +9,7 @@ use Nexus\Io\Connection;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Worker\Codec\BatchLayout;
 use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\Exception\FrameException;
 use Nexus\Worker\Slots;
@@ -68,8 +69,11 @@ final class PeerLink
     private bool $closed = false;
     /** Goodbye received: send nothing more on this connection; close it once all is acknowledged. */
     private bool $retiring = false;
-    /** @var list<mixed> the frame being filled: class table placeholder, then flat (path, message, sender worker, sender path) */
+    /** @var list<mixed> the frame being filled: class table placeholder, then messages as BatchLayout writes them */
     private array $segment = [[]];
+    /** The sender of the last message of the frame being filled (PHP_INT_MIN: none yet, write the next one's). */
+    private int $segmentSenderWorker = \PHP_INT_MIN;
+    private string $segmentSenderPath = '';
     private int $segmentCount = 0;
     private int $segmentBytes = 0;
     private int $segmentObjects = 0;
@@ -127,10 +131,13 @@ final class PeerLink
 
     public function enqueue(string $path, mixed $message, int $senderWorker, string $senderPath, int $bytes, int $objects): void
     {
+        // The sender once per run of messages from it (see BatchLayout).
+        if ($senderWorker !== $this->segmentSenderWorker || $senderPath !== $this->segmentSenderPath) {
+            $this->segment[] = $this->segmentSenderWorker = $senderWorker;
+            $this->segment[] = $this->segmentSenderPath = $senderPath;
+        }
         $this->segment[] = $path;
         $this->segment[] = $message;
-        $this->segment[] = $senderWorker;
-        $this->segment[] = $senderPath;
         $this->segmentBytes += $bytes;
         $this->segmentObjects |= $objects;
         if (++$this->segmentCount >= self::MAX_BATCH || $this->segmentBytes >= self::MAX_FRAME_BYTES) {
@@ -255,6 +262,7 @@ final class PeerLink
         $this->sealedCount += $this->segmentCount;
         $this->sealedBytes += $this->segmentBytes;
         $this->segment = [[]];
+        $this->segmentSenderWorker = \PHP_INT_MIN;
         $this->segmentCount = $this->segmentBytes = 0;
         $this->segmentObjects = 0;
         $this->refreshFull();
@@ -293,6 +301,7 @@ final class PeerLink
         $batch = $this->segment;
         $objects = $this->segmentObjects;
         $this->segment = [[]];
+        $this->segmentSenderWorker = \PHP_INT_MIN;
         $this->segmentCount = $this->segmentBytes = $this->segmentObjects = 0;
         if ($objects !== 0) {
             $batch[0] = $this->codec->classTable(); // $batch is the only reference left: no copy
@@ -334,15 +343,14 @@ final class PeerLink
         $format = 0;
         $encoded = $this->codec->encode($batch, $objects, $format);
         if (\strlen($encoded) + 9 > Frames::MAX_PAYLOAD) {
-            $messages = intdiv(\count($batch) - 1, 4);
-            if ($messages <= 1) {
+            $halves = BatchLayout::split($batch);
+            if ($halves === null) {
                 $this->host->undeliverable($batch, $this->worker, DeadLetterReason::TooLarge);
 
                 return;
             }
-            $half = 1 + 4 * intdiv($messages, 2);
-            $this->write($connection, [$batch[0], ...\array_slice($batch, 1, $half - 1)], $objects);
-            $this->write($connection, [$batch[0], ...\array_slice($batch, $half)], $objects);
+            $this->write($connection, $halves[0], $objects);
+            $this->write($connection, $halves[1], $objects);
 
             return;
         }
@@ -575,7 +583,7 @@ final class PeerLink
             } catch (FrameException) {
                 continue;
             }
-            $count += intdiv(\count($batch) - 1, 4);
+            $count += BatchLayout::count($batch);
             $this->host->undeliverable($batch, $this->worker, DeadLetterReason::WorkerLost);
         }
         $this->relieveIfRoom();

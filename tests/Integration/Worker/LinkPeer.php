@@ -4,8 +4,10 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Worker;
 
+use Nexus\Worker\Codec\BatchLayout;
 use Nexus\Worker\Codec\Codecs;
 use Nexus\Worker\Codec\MessageClasses;
+use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\Transport\Frames;
 use Nexus\Worker\Transport\FrameType;
 use Nexus\Worker\Transport\Handshake;
@@ -97,7 +99,25 @@ final class LinkPeer
     public function sendMessage(int $sequence, string $path, mixed $message): void
     {
         $format = 0;
-        $bytes = Codecs::best(new MessageClasses())->encode([[], $path, $message, -1, ''], 0, $format);
+        $bytes = Codecs::best(new MessageClasses())->encode(BatchLayout::single($path, $message, -1, ''), 0, $format);
+        $this->send(Frames::encode(FrameType::Batch, pack('JC', $sequence, $format) . $bytes));
+    }
+
+    /**
+     * Sends messages (path, message) as one batch the way a worker of the former version did:
+     * four values per message (path, message, sender worker, sender path), format 1 or 2.
+     *
+     * @param list<array{string, mixed}> $messages
+     */
+    public function sendFormerBatch(int $sequence, array $messages): void
+    {
+        $batch = [[]];
+        foreach ($messages as [$path, $message]) {
+            array_push($batch, $path, $message, -1, '');
+        }
+        [$format, $bytes] = \function_exists('igbinary_serialize')
+            ? [MessageCodec::FORMER_IGBINARY, (string) igbinary_serialize($batch)]
+            : [MessageCodec::FORMER_NATIVE, serialize($batch)];
         $this->send(Frames::encode(FrameType::Batch, pack('JC', $sequence, $format) . $bytes));
     }
 

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Worker;
 
+use Nexus\Actor\ActorContext;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Mailbox\OverflowPolicy;
@@ -97,6 +98,53 @@ final class MeshBackpressureTest extends TestCase
 
         self::assertSame(range(0, $total - 1), $got);
         self::assertSame(0, $this->systems[1]->deadLetters->count(), 'nothing refused at the full mailbox');
+        self::assertSame(0, $this->systems[0]->deadLetters->count());
+    }
+
+    /**
+     * A batch carries each sender once per run of messages from it (BatchLayout). Two senders
+     * interleave their messages to a full Backpressure mailbox on the other worker, so the link
+     * stops in the middle of runs and resumes there: every message still comes with its own
+     * sender, which each reply proves by reaching the actor that sent it, in order.
+     */
+    public function testADeliveryResumedInTheMiddleOfABatchKeepsEachMessagesSender(): void
+    {
+        $w0 = $this->worker(0);
+        $this->worker(1);
+        $this->systems[1]->spawn(
+            Props::fromBehavior(Behavior::receive(static function (string $message, ActorContext $ctx): void {
+                $ctx->reply($message);
+            }))->withMailbox(10, OverflowPolicy::Backpressure),
+            'narrow',
+        );
+        $narrow = $w0->remoteRef(1, '/user/narrow');
+        $total = 2_000;
+        $replies = ['a' => [], 'b' => []];
+        foreach (['a', 'b'] as $name) {
+            $this->systems[0]->spawn(Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($name, $narrow, &$replies): void {
+                if (\is_int($message)) {
+                    $narrow->tell("{$name}{$message}"); // from this actor
+                } else {
+                    $replies[$name][] = $message;
+                }
+            }), $name);
+        }
+        $a = $this->systems[0]->lookup('/user/a');
+        $b = $this->systems[0]->lookup('/user/b');
+        self::assertNotNull($a);
+        self::assertNotNull($b);
+        for ($i = 0; $i < $total; ++$i) {
+            $a->tell($i);
+            $b->tell($i);
+        }
+        $this->runUntil(static function () use (&$replies, $total): bool {
+            return \count($replies['a']) === $total && \count($replies['b']) === $total;
+        });
+
+        foreach (['a', 'b'] as $name) {
+            self::assertSame(array_map(static fn(int $i): string => "{$name}{$i}", range(0, $total - 1)), $replies[$name], "{$name} got the replies to its own messages, in order");
+        }
+        self::assertSame(0, $this->systems[1]->deadLetters->count());
         self::assertSame(0, $this->systems[0]->deadLetters->count());
     }
 

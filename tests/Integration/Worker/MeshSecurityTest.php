@@ -40,6 +40,22 @@ final class MeshSecurityTest extends TestCase
         self::assertSame(['genuine'], $this->got, 'the replayed batch was not delivered');
     }
 
+    /**
+     * A worker of the former version wrote four values per message (formats 1 and 2): what it
+     * sends, or hands off during the reload that brings this version in, is still delivered.
+     */
+    public function testBatchesOfAWorkerOfTheFormerVersionAreDelivered(): void
+    {
+        $this->victim();
+        $old = LinkPeer::client($this->dir . '/worker-1.sock', self::SECRET, 0);
+        $old->hello();
+        $this->runUntil(static fn(): bool => str_contains($old->poll()->sent, \chr(FrameType::Proof->value)));
+        $old->sendFormerBatch(1, [['/user/victim', 'old-1'], ['/user/victim', 'old-2']]);
+        $this->runUntil(fn(): bool => \count($this->got) === 2);
+
+        self::assertSame(['old-1', 'old-2'], $this->got);
+    }
+
     public function testAProcessWithoutTheSecretIsClosedAndDeliversNothing(): void
     {
         $this->victim();
