@@ -269,6 +269,10 @@ final class RequestParser
         $this->lastRequestBytes = $end - $this->requestStart;
         $this->requestStart = $end;
 
+        if ($body === '') {
+            return clone $head->prototype;
+        }
+
         return new Request(
             $head->method,
             $head->target,

@@ -284,6 +284,31 @@ final class RequestParserTest extends TestCase
         self::assertSame([], $third->attributes);
     }
 
+    public function testRequestsWithoutABodyFromACachedHeadShareNothingMutable(): void
+    {
+        $head = "GET /same?a=1 HTTP/1.1\r\nHost: h\r\n\r\n";
+        $parser = new RequestParser();
+        $parser->feed($head . $head);
+        $first = $parser->next();
+        self::assertNotNull($first);
+        $first->attributes['id'] = 1;
+        $first->routeTemplate = '/same';
+        self::assertSame(['a' => '1'], $first->queryParams());
+        $second = $parser->next();
+        $third = self::parseOne($head, new RequestParser());
+
+        foreach ([$second, $third] as $request) {
+            self::assertNotNull($request);
+            self::assertNotSame($first, $request);
+            self::assertSame([], $request->attributes);
+            self::assertNull($request->routeTemplate);
+            self::assertNull($request->connection);
+            self::assertSame(['a' => '1'], $request->queryParams());
+            self::assertSame('', $request->body());
+            self::assertTrue($request->keepAlive());
+        }
+    }
+
     public function testHeadCacheStillAppliesEachParsersOwnLimits(): void
     {
         $head = "GET /cached HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\n\r\n";
