@@ -379,7 +379,19 @@ final class ServerConnection implements ConnectionHandler
                 // protocol after a 101, and any other answer closes the connection.
                 $keepAlive = false;
             }
-            $task = new RequestTask($this, $request, $keepAlive, $request->method() === 'HEAD', $request->protocolVersion(), $bytes, $deadline);
+            $task = new RequestTask($this, $request);
+            $task->bytes = $bytes;
+            $task->deadline = $deadline;
+            if (!$keepAlive) {
+                $task->keepAlive = false;
+            }
+            if ($request->method() === 'HEAD') {
+                $task->head = true;
+            }
+            $version = $request->protocolVersion();
+            if ($version !== '1.1') {
+                $task->protocolVersion = $version;
+            }
             $this->queue[$this->tail++] = $task;
             $this->inFlightBytes += $bytes;
             if (!$keepAlive) {
@@ -406,7 +418,8 @@ final class ServerConnection implements ConnectionHandler
         $this->closing = true;
         $this->fresh = false;
         $this->parser->discard();
-        $task = new RequestTask($this, null, false, false, '1.1');
+        $task = new RequestTask($this, null);
+        $task->keepAlive = false;
         $response = Response::text(Status::reason($status) . "\n", $status);
         $task->response = $status === 503 ? $response->withHeader('Retry-After', '1') : $response;
         $this->queue[$this->tail++] = $task;
