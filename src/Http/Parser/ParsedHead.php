@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Http\Parser;
 
+use Nexus\Http\Request;
+
 /**
  * A validated request head, shared between identical heads through the parser's cache.
  *
@@ -11,6 +13,13 @@ namespace Nexus\Http\Parser;
  */
 final readonly class ParsedHead
 {
+    /**
+     * The request of this head with an empty body, never handed out: a request without a body is
+     * a clone of it, which copies its fields instead of running the constructor's typed
+     * assignments one by one.
+     */
+    public Request $prototype;
+
     /**
      * @param array<string, list<string>> $headers
      * @param int $contentLength -1 when the body is chunked
@@ -26,5 +35,7 @@ final readonly class ParsedHead
         public int $contentLength,
         public bool $expectContinue,
         public bool $keepAlive,
-    ) {}
+    ) {
+        $this->prototype = new Request($method, $target, $path, $query, $protocolVersion, $headers, '', $keepAlive);
+    }
 }

@@ -17,12 +17,30 @@ use Nexus\Http\Response;
  * Unmatched paths get 404, paths matched under other methods 405 with Allow (OPTIONS: 204 + Allow),
  * malformed percent-encoding 400. Matched parameters go to $request->attributes[Router::PARAMS],
  * the matched route's template to $request->routeTemplate.
+ *
+ * Matches of paths with parameters are remembered: the route and the parameter values found for
+ * a method and raw path, for paths up to MATCH_CACHE_MAX_PATH bytes, at most MATCH_CACHE_ENTRIES
+ * of them per router. When it is full it is emptied and fills again (a client sending many
+ * different paths costs the same as without it). A match depends on the method and the raw path
+ * alone (the routes are fixed once compiled), so a remembered one is what the trie would find;
+ * 404, 405 and 400 are not remembered.
  */
 final class Router implements RequestHandler
 {
     public const PARAMS = 'route_params';
 
+    /** How many matches a router remembers at most (see the class comment). */
+    public const MATCH_CACHE_ENTRIES = 512;
+
+    /** The longest raw path whose match is remembered, in bytes. */
+    public const MATCH_CACHE_MAX_PATH = 256;
+
     private const METHOD_ORDER = ['GET' => 0, 'HEAD' => 1, 'POST' => 2, 'PUT' => 3, 'PATCH' => 4, 'DELETE' => 5, 'OPTIONS' => 6];
+
+    /** @var array<string, array<string, array{RouteLeaf, array<string, string>}>> by method, then raw path */
+    private array $matches = [];
+
+    private int $matchCount = 0;
 
     /**
      * @param array<string, array<string, RequestHandler>> $static
@@ -95,13 +113,24 @@ final class Router implements RequestHandler
     {
         $path = $request->path();
         $method = $request->method();
-        if (!str_contains($path, '%')) {
+        $plain = !str_contains($path, '%');
+        if ($plain) {
             $handler = $this->static[$path][$method] ?? null;
             if ($handler !== null) {
                 $request->routeTemplate = $path;
 
                 return $handler->handle($request);
             }
+        }
+        $match = $this->matches[$method][$path] ?? null;
+        if ($match !== null) {
+            $leaf = $match[0];
+            $request->attributes[self::PARAMS] = $match[1];
+            $request->routeTemplate = $leaf->template;
+
+            return $leaf->handler->handle($request);
+        }
+        if ($plain) {
             if ($path === '' || $path[0] !== '/') {
                 return Problem::response(404, 'No route matches this path.', $path);
             }
@@ -125,7 +154,16 @@ final class Router implements RequestHandler
                 $leaf = self::walk($trie, $segments, 0, \count($segments), $values);
             }
             if ($leaf !== null) {
-                $request->attributes[self::PARAMS] = $leaf->names === [] ? [] : array_combine($leaf->names, $values);
+                $params = $leaf->names === [] ? [] : array_combine($leaf->names, $values);
+                if (\strlen($path) <= self::MATCH_CACHE_MAX_PATH) {
+                    if ($this->matchCount >= self::MATCH_CACHE_ENTRIES) {
+                        $this->matches = [];
+                        $this->matchCount = 0;
+                    }
+                    $this->matches[$method][$path] = [$leaf, $params];
+                    ++$this->matchCount;
+                }
+                $request->attributes[self::PARAMS] = $params;
                 $request->routeTemplate = $leaf->template;
 
                 return $leaf->handler->handle($request);
@@ -133,6 +171,14 @@ final class Router implements RequestHandler
         }
 
         return $this->unmatched($method, $segments, $path);
+    }
+
+    /**
+     * @internal how many matches are remembered now (at most MATCH_CACHE_ENTRIES), for tests
+     */
+    public function rememberedMatches(): int
+    {
+        return $this->matchCount;
     }
 
     /**

@@ -255,7 +255,10 @@ final class HttpServer
     public function charge(int $delta): void
     {
         $this->buffered += $delta;
-        $this->overBudget = $this->buffered > $this->options->maxBufferedTotal;
+        $over = $this->buffered > $this->options->maxBufferedTotal;
+        if ($over !== $this->overBudget) {
+            $this->overBudget = $over;
+        }
         if ($delta < 0 && $this->budgetWaiters !== [] && !$this->overBudget) {
             $waiters = $this->budgetWaiters;
             $this->budgetWaiters = [];

@@ -284,6 +284,52 @@ final class RequestParserTest extends TestCase
         self::assertSame([], $third->attributes);
     }
 
+    public function testRequestsWithoutABodyFromACachedHeadShareNothingMutable(): void
+    {
+        $head = "GET /same?a=1 HTTP/1.1\r\nHost: h\r\n\r\n";
+        $parser = new RequestParser();
+        $parser->feed($head . $head);
+        $first = $parser->next();
+        self::assertNotNull($first);
+        $first->attributes['id'] = 1;
+        $first->routeTemplate = '/same';
+        self::assertSame(['a' => '1'], $first->queryParams());
+        $second = $parser->next();
+        $third = self::parseOne($head, new RequestParser());
+
+        foreach ([$second, $third] as $request) {
+            self::assertNotNull($request);
+            self::assertNotSame($first, $request);
+            self::assertSame([], $request->attributes);
+            self::assertNull($request->routeTemplate);
+            self::assertNull($request->connection);
+            self::assertSame(['a' => '1'], $request->queryParams());
+            self::assertSame('', $request->body());
+            self::assertTrue($request->keepAlive());
+        }
+    }
+
+    public function testLastRequestBytesCountsEachRequestAsReceived(): void
+    {
+        $get = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+        $post = "POST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\nhello";
+        $chunked = "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
+        $stream = $get . $post . "\r\n" . $get . $chunked . $get;
+        $expected = [\strlen($get), \strlen($post), 2 + \strlen($get), \strlen($chunked), \strlen($get)];
+        foreach ([1, 3, 7, \strlen($stream)] as $size) {
+            $parser = new RequestParser();
+            $counted = [];
+            foreach (str_split($stream, $size) as $piece) {
+                $parser->feed($piece);
+                while ($parser->next() !== null) {
+                    $counted[] = $parser->lastRequestBytes;
+                }
+            }
+            self::assertSame($expected, $counted, "fed in pieces of {$size} bytes");
+            self::assertSame(0, $parser->bufferedBytes());
+        }
+    }
+
     public function testHeadCacheStillAppliesEachParsersOwnLimits(): void
     {
         $head = "GET /cached HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\n\r\n";

@@ -223,4 +223,47 @@ final class RouterTest extends TestCase
         self::assertSame([], self::app()->allowedMethods('/nope'));
         self::assertSame([], self::app()->allowedMethods('/bad%'));
     }
+
+    public function testARememberedMatchGivesEachPathItsOwnParameters(): void
+    {
+        $router = self::app();
+        foreach ([1, 2] as $_) {
+            // The second round is answered from remembered matches: the same answers.
+            self::assertSame('user-by-id {"id":"7"}', $router->handle(Requests::make('GET', '/users/7'))->body);
+            self::assertSame('user-by-id {"id":"8"}', $router->handle(Requests::make('GET', '/users/8'))->body);
+            self::assertSame('user-by-name {"name":"ada"}', $router->handle(Requests::make('GET', '/users/ada'))->body);
+            self::assertSame('delete {"id":"7"}', $router->handle(Requests::make('DELETE', '/users/7'))->body);
+            self::assertSame('user-by-name {"name":"a/b"}', $router->handle(Requests::make('GET', '/users/a%2Fb'))->body);
+            self::assertSame('files {"path":"a/b/c"}', $router->handle(Requests::make('GET', '/files/a/b/c'))->body);
+            self::assertSame(405, $router->handle(Requests::make('POST', '/users/7'))->status);
+            self::assertSame(404, $router->handle(Requests::make('GET', '/users/7/nope'))->status);
+        }
+        // Matches only: 404, 405 and static paths are not remembered.
+        self::assertSame(6, $router->rememberedMatches());
+    }
+
+    public function testARememberedMatchSetsTheTemplateAndFreshParametersOnEveryRequest(): void
+    {
+        $router = self::app();
+        $router->handle(Requests::make('GET', '/hello/ada'));
+        $request = Requests::make('GET', '/hello/ada');
+        $request->attributes[Router::PARAMS] = ['name' => 'stale'];
+        self::assertSame('hello {"name":"ada"}', $router->handle($request)->body);
+        self::assertSame('/hello/{name}', $request->routeTemplate);
+        self::assertSame(['name' => 'ada'], $request->attributes[Router::PARAMS]);
+    }
+
+    public function testRememberedMatchesAreBounded(): void
+    {
+        $router = self::app();
+        for ($i = 0; $i < Router::MATCH_CACHE_ENTRIES * 3; ++$i) {
+            self::assertSame('user-by-id {"id":"' . $i . '"}', $router->handle(Requests::make('GET', '/users/' . $i))->body);
+            self::assertLessThanOrEqual(Router::MATCH_CACHE_ENTRIES, $router->rememberedMatches());
+        }
+        // A path over the length bound is matched and not remembered.
+        $long = str_repeat('x', Router::MATCH_CACHE_MAX_PATH);
+        $before = $router->rememberedMatches();
+        self::assertSame('user-by-name {"name":"' . $long . '"}', $router->handle(Requests::make('GET', '/users/' . $long))->body);
+        self::assertSame($before, $router->rememberedMatches());
+    }
 }
