@@ -228,19 +228,27 @@ final class GroupCommit
     private function flushEvents(): void
     {
         $limit = $this->settings->maxEventsPerTransaction;
-        $taken = $writes = [];
-        $events = 0;
-        foreach ($this->events as $i => $entry) {
-            $count = \count($entry[0]->events);
-            if ($i > 0 && $events + $count > $limit) {
-                break;
+        if ($this->queuedEvents <= $limit) {
+            // The usual batch: everything queued fits in one transaction.
+            $taken = $this->events;
+            $this->events = [];
+            $this->queuedEvents = 0;
+        } else {
+            $taken = [];
+            $events = 0;
+            foreach ($this->events as $i => $entry) {
+                $count = \count($entry[0]->events);
+                if ($i > 0 && $events + $count > $limit) {
+                    break;
+                }
+                $taken[] = $entry;
+                $events += $count;
             }
-            $taken[] = $entry;
-            $writes[] = $entry[0];
-            $events += $count;
+            $this->events = \array_slice($this->events, \count($taken));
+            $this->queuedEvents -= $events;
         }
-        $this->events = \array_slice($this->events, \count($taken));
-        $this->queuedEvents -= $events;
+        /** @var list<AtomicWrite> $writes */
+        $writes = array_column($taken, 0);
         $this->send($this->store->writeEvents($writes), function (?\Throwable $error, mixed $results) use ($taken, $writes): void {
             $failure = $error === null ? null : self::unavailable($error);
             $results = \is_array($results) ? $results : [];
