@@ -83,14 +83,16 @@ final class GroupCommit
      */
     public function append(AtomicWrite $write, WriteListener $listener): ?PersistenceException
     {
-        if ($this->pending() >= $this->settings->maxPendingWrites) {
+        if (\count($this->events) + \count($this->states) + \count($this->snapshots) >= $this->settings->maxPendingWrites) {
             return $this->overloaded();
         }
         $this->events[] = [$write, $listener];
         $this->queuedEvents += \count($write->events);
         $id = $write->persistenceId;
         $this->busy[$id] = ($this->busy[$id] ?? 0) + 1;
-        $this->schedule();
+        if (!$this->scheduled) {
+            $this->schedule();
+        }
 
         return null;
     }

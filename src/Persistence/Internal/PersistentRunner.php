@@ -290,8 +290,8 @@ abstract class PersistentRunner implements WriteListener
         if ($effect === null) {
             return false;
         }
-        foreach ($effect->sideEffects as [$kind]) {
-            if ($kind !== Effect::REPLY) {
+        foreach ($effect->sideEffects as $sideEffect) {
+            if ($sideEffect[0] !== Effect::REPLY) {
                 return false;
             }
         }
