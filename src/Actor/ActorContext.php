@@ -107,6 +107,15 @@ interface ActorContext
     public function runOnTurn(\Closure $callback, mixed $message = null, ?ActorRef $sender = null): bool;
 
     /**
+     * Whether work finished outside the actor's turns (a loop callback, a future's onSettle())
+     * may go on at once instead of through runOnTurn(): the actor is running (not starting,
+     * failed, restarting or stopping), no lifecycle message (stop, supervision, watch) waits for
+     * it, and none of its turns is under way. Such work must not need the message being handled
+     * (sender(), reply(), stash()): outside a turn there is none.
+     */
+    public function isSteady(): bool;
+
+    /**
      * Puts the message being handled aside until unstashAll(). Throws StashOverflowException when
      * the stash is at its capacity (Props::withStashCapacity()).
      */

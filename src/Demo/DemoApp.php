@@ -47,6 +47,8 @@ use Nexus\Worker\Workers;
 final class DemoApp
 {
     private static ?string $chatPage = null;
+    /** The effect of every increment (see counter()). */
+    private static ?Effect $increment = null;
 
     /**
      * @param EntitySettings $counterSettings how the counters passivate (EntitySettings: idle after 120 s, 100,000 per worker)
@@ -101,11 +103,15 @@ final class DemoApp
 
     private static function counter(Persistence $persistence, string $name): Behavior
     {
+        // Effects are immutable and this one does not depend on the command: built once, not
+        // per increment (two Effects, a closure and an event fewer per request).
+        $increment = self::$increment ??= Effect::persist(new Incremented())->thenReply(static fn(int $value): int => $value);
+
         return $persistence->eventSourced(
             "counter|{$name}",
             0,
             static fn(int $value, mixed $command, ActorContext $ctx): Effect => match ($command) {
-                'increment' => Effect::persist(new Incremented())->thenReply(static fn(int $value): int => $value),
+                'increment' => $increment,
                 'get' => Effect::reply($value),
                 default => Effect::unhandled(),
             },

@@ -41,7 +41,11 @@ final class Effect
 
     public static function persist(mixed ...$values): self
     {
-        return new self($values === [] ? EffectKind::None : EffectKind::Persist, array_values($values));
+        if ($values === []) {
+            return new self(EffectKind::None);
+        }
+
+        return new self(EffectKind::Persist, array_values($values));
     }
 
     public static function none(): self
@@ -85,7 +89,10 @@ final class Effect
      */
     public function thenRun(\Closure $callback): self
     {
-        return new self($this->kind, $this->values, [...$this->sideEffects, [self::RUN, $callback]]);
+        $sideEffects = $this->sideEffects;
+        $sideEffects[] = [self::RUN, $callback];
+
+        return new self($this->kind, $this->values, $sideEffects);
     }
 
     /**
@@ -94,16 +101,25 @@ final class Effect
      */
     public function thenReply(mixed $reply): self
     {
-        return new self($this->kind, $this->values, [...$this->sideEffects, [self::REPLY, $reply]]);
+        $sideEffects = $this->sideEffects;
+        $sideEffects[] = [self::REPLY, $reply];
+
+        return new self($this->kind, $this->values, $sideEffects);
     }
 
     public function thenStop(): self
     {
-        return new self($this->kind, $this->values, [...$this->sideEffects, [self::STOP, null]]);
+        $sideEffects = $this->sideEffects;
+        $sideEffects[] = [self::STOP, null];
+
+        return new self($this->kind, $this->values, $sideEffects);
     }
 
     public function thenUnstashAll(): self
     {
-        return new self($this->kind, $this->values, [...$this->sideEffects, [self::UNSTASH_ALL, null]]);
+        $sideEffects = $this->sideEffects;
+        $sideEffects[] = [self::UNSTASH_ALL, null];
+
+        return new self($this->kind, $this->values, $sideEffects);
     }
 }

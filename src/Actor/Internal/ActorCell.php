@@ -1197,6 +1197,11 @@ final class ActorCell implements ActorContext, Runnable
         return true;
     }
 
+    public function isSteady(): bool
+    {
+        return $this->status === self::RUNNING && $this->systemMessages === [] && $this->system->scheduler->current !== $this;
+    }
+
     public function stash(): void
     {
         if ($this->currentMessage instanceof NoMessage) {

@@ -95,14 +95,19 @@ final class EventSourcedRunner extends PersistentRunner
             return;
         }
         $types = $this->persistence->types;
-        $tagger = $this->definition->tagger;
+        $definition = $this->definition;
+        $tagger = $definition->tagger;
         $payloads = $tags = [];
         try {
-            foreach ($events as $event) {
-                $payloads[] = $types->encodeEvent($event);
-                if ($tagger !== null) {
-                    \assert(\is_object($event));
-                    $tags[] = self::tags($tagger($event));
+            if ($count === 1 && $tagger === null) {
+                $payloads = [$types->encodeEvent($events[0])];
+            } else {
+                foreach ($events as $event) {
+                    $payloads[] = $types->encodeEvent($event);
+                    if ($tagger !== null) {
+                        \assert(\is_object($event));
+                        $tags[] = self::tags($tagger($event));
+                    }
                 }
             }
         } catch (PersistenceException $e) {
@@ -110,11 +115,15 @@ final class EventSourcedRunner extends PersistentRunner
 
             return;
         }
-        $handler = $this->definition->eventHandler;
-        $next = $this->state;
+        $handler = $definition->eventHandler;
         try {
-            foreach ($events as $event) {
-                $next = $handler($next, $event);
+            if ($count === 1) {
+                $next = $handler($this->state, $events[0]);
+            } else {
+                $next = $this->state;
+                foreach ($events as $event) {
+                    $next = $handler($next, $event);
+                }
             }
         } catch (\Throwable $e) {
             $this->handlerFailed($e, $command, $sender);

@@ -83,14 +83,16 @@ final class GroupCommit
      */
     public function append(AtomicWrite $write, WriteListener $listener): ?PersistenceException
     {
-        if ($this->pending() >= $this->settings->maxPendingWrites) {
+        if (\count($this->events) + \count($this->states) + \count($this->snapshots) >= $this->settings->maxPendingWrites) {
             return $this->overloaded();
         }
         $this->events[] = [$write, $listener];
         $this->queuedEvents += \count($write->events);
         $id = $write->persistenceId;
         $this->busy[$id] = ($this->busy[$id] ?? 0) + 1;
-        $this->schedule();
+        if (!$this->scheduled) {
+            $this->schedule();
+        }
 
         return null;
     }
@@ -228,19 +230,27 @@ final class GroupCommit
     private function flushEvents(): void
     {
         $limit = $this->settings->maxEventsPerTransaction;
-        $taken = $writes = [];
-        $events = 0;
-        foreach ($this->events as $i => $entry) {
-            $count = \count($entry[0]->events);
-            if ($i > 0 && $events + $count > $limit) {
-                break;
+        if ($this->queuedEvents <= $limit) {
+            // The usual batch: everything queued fits in one transaction.
+            $taken = $this->events;
+            $this->events = [];
+            $this->queuedEvents = 0;
+        } else {
+            $taken = [];
+            $events = 0;
+            foreach ($this->events as $i => $entry) {
+                $count = \count($entry[0]->events);
+                if ($i > 0 && $events + $count > $limit) {
+                    break;
+                }
+                $taken[] = $entry;
+                $events += $count;
             }
-            $taken[] = $entry;
-            $writes[] = $entry[0];
-            $events += $count;
+            $this->events = \array_slice($this->events, \count($taken));
+            $this->queuedEvents -= $events;
         }
-        $this->events = \array_slice($this->events, \count($taken));
-        $this->queuedEvents -= $events;
+        /** @var list<AtomicWrite> $writes */
+        $writes = array_column($taken, 0);
         $this->send($this->store->writeEvents($writes), function (?\Throwable $error, mixed $results) use ($taken, $writes): void {
             $failure = $error === null ? null : self::unavailable($error);
             $results = \is_array($results) ? $results : [];

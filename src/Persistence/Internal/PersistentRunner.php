@@ -125,6 +125,11 @@ abstract class PersistentRunner implements WriteListener
 
     public function writeDone(?PersistenceException $error): void
     {
+        if ($error === null && $this->mode === self::PERSISTING && $this->ctx->stashSize() === 0 && self::repliesOnly($this->pendingEffect) && $this->ctx->isSteady()) {
+            $this->committedNow();
+
+            return;
+        }
         $this->writeResult = $error;
         $this->ctx->runOnTurn($this->afterWrite, $this->pendingCommand, $this->pendingSender);
     }
@@ -274,6 +279,60 @@ abstract class PersistentRunner implements WriteListener
                 break;
         }
         $this->sideEffects($effect);
+    }
+
+    /**
+     * Whether the effect's side effects are replies alone (thenReply(), the common case): then
+     * its commit needs no turn of the actor (see committedNow()).
+     */
+    private static function repliesOnly(?Effect $effect): bool
+    {
+        if ($effect === null) {
+            return false;
+        }
+        foreach ($effect->sideEffects as $sideEffect) {
+            if ($sideEffect[0] !== Effect::REPLY) {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /**
+     * The write committed, nothing is stashed, and the effect only replies: the actor goes on
+     * at once, without a second pass through its mailbox. What the turn would have done happens
+     * here in the same order (running again, the sequence number or revision, snapshots, the
+     * replies, each to the command's sender as ActorContext::reply() would have sent it); no
+     * application code but the reply closures runs, and none of it needs the turn. Commands
+     * that arrived meanwhile are still in the mailbox (not stashed), so they are handled next,
+     * in order. A reply closure that throws fails the actor on its next turn, as it would have.
+     */
+    private function committedNow(): void
+    {
+        $effect = $this->pendingEffect;
+        \assert($effect !== null);
+        $sender = $this->pendingSender;
+        $this->pendingEffect = $this->pendingCommand = $this->pendingSender = null;
+        $this->attempt = 0;
+        $this->enter(self::RUNNING);
+        $this->committed();
+        foreach ($effect->sideEffects as [, $reply]) {
+            try {
+                $message = $reply instanceof \Closure ? $reply($this->state) : $reply;
+            } catch (\Throwable $e) {
+                $this->ctx->runOnTurn(static function () use ($e): never {
+                    throw $e;
+                });
+
+                return;
+            }
+            if ($sender !== null) {
+                $sender->tell($message, $this->ctx->self());
+            } else {
+                $this->ctx->reply($message); // no sender: a dead letter, as on the turn
+            }
+        }
     }
 
     private function afterWrite(): void

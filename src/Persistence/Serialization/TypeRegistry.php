@@ -149,8 +149,33 @@ final class TypeRegistry
         if (!\is_object($event)) {
             throw new PayloadEncodingException('An event must be an object of a registered class, got ' . get_debug_type($event) . '; register a class with TypeRegistry::register().');
         }
+        $registration = $this->byClass[$event::class] ?? null;
+        if ($registration === null || $registration->format !== PayloadFormat::Json) {
+            return $this->encode($event);
+        }
+        // The common event, inline (one call per persisted event instead of five): the same
+        // checks as encode(), in the same order, with the same exceptions.
+        $fields = $registration->toArray !== null ? ($registration->toArray)($event) : get_object_vars($event);
+        if (\is_array($fields)) {
+            foreach ($fields as $item) {
+                if (!\is_scalar($item) && $item !== null) {
+                    self::checkPlain($fields, $event::class);
+                    break;
+                }
+            }
+        } else {
+            self::checkPlain($fields, $event::class);
+        }
+        try {
+            $data = json_encode($fields, self::JSON_FLAGS);
+        } catch (\JsonException $e) {
+            throw new PayloadEncodingException($event::class . " cannot be written as JSON: {$e->getMessage()}.", 0, $e);
+        }
+        if (\strlen($data) > $this->maxPayloadBytes) {
+            return $this->bounded(new Payload($registration->name, $registration->version, PayloadFormat::Json, $data, true));
+        }
 
-        return $this->encode($event);
+        return new Payload($registration->name, $registration->version, PayloadFormat::Json, $data, true);
     }
 
     /**

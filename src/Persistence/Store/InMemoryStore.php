@@ -4,14 +4,16 @@ declare(strict_types=1);
 
 namespace Nexus\Persistence\Store;
 
+use Nexus\Persistence\Exception\PersistenceException;
 use Nexus\Persistence\Exception\StoreUnavailableException;
+use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 
 /**
  * A store in this process's memory, for tests and the test kit: everything the contract promises
  * (conditional appends, commit-ordered offsets, atomic batches), nothing survives the process.
- * Every operation completes at once. Each batch counts as one transaction (transactions()), and
+ * Every operation completes at once (writeEvents() waits while holdWrites() holds them). Each batch counts as one transaction (transactions()), and
  * makeUnavailable() makes every operation fail as a lost database would, until makeAvailable().
  *
  * Bounded only by memory: meant for tests, not for production data.
@@ -37,6 +39,9 @@ final class InMemoryStore implements Store
     private int $eventReads = 0;
     private ?string $unavailable = null;
     private bool $closed = false;
+    private bool $holding = false;
+    /** @var list<array{list<AtomicWrite>, Deferred<list<PersistenceException|null>>}> */
+    private array $held = [];
 
     public function __construct(private readonly Loop $loop) {}
 
@@ -51,6 +56,32 @@ final class InMemoryStore implements Store
     public function makeAvailable(): void
     {
         $this->unavailable = null;
+    }
+
+    /**
+     * Leaves every writeEvents() from now on unsettled, as a database that has not answered yet,
+     * until releaseWrites(): for tests of what happens while a write is in flight.
+     */
+    public function holdWrites(): void
+    {
+        $this->holding = true;
+    }
+
+    /**
+     * Stores the held writes, in the order they came, settles their futures, and stops holding.
+     */
+    public function releaseWrites(): void
+    {
+        $this->holding = false;
+        $held = $this->held;
+        $this->held = [];
+        foreach ($held as [$writes, $deferred]) {
+            if ($this->closed || $this->unavailable !== null) {
+                $deferred->reject(new StoreUnavailableException($this->unavailable ?? 'The in-memory store is closed.'));
+            } else {
+                $deferred->resolve($this->append($writes));
+            }
+        }
     }
 
     /**
@@ -74,6 +105,24 @@ final class InMemoryStore implements Store
         if (($failed = $this->check()) !== null) {
             return $failed;
         }
+        if ($this->holding) {
+            /** @var Deferred<list<PersistenceException|null>> $deferred */
+            $deferred = new Deferred($this->loop);
+            $this->held[] = [$writes, $deferred];
+
+            return $deferred->future();
+        }
+
+        return Future::fulfilled($this->loop, $this->append($writes));
+    }
+
+    /**
+     * @param list<AtomicWrite> $writes
+     *
+     * @return list<PersistenceException|null>
+     */
+    private function append(array $writes): array
+    {
         $results = [];
         $now = StoreSupport::now();
         foreach ($writes as $write) {
@@ -113,7 +162,7 @@ final class InMemoryStore implements Store
         }
         ++$this->transactions;
 
-        return Future::fulfilled($this->loop, $results);
+        return $results;
     }
 
     public function readEvents(string $persistenceId, int $fromSequenceNr, int $toSequenceNr, int $max): Future

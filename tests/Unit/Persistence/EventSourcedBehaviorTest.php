@@ -346,14 +346,58 @@ final class EventSourcedBehaviorTest extends TestCase
         $ledger = $this->kit->spawn(Ledger::behavior($this->persistence, 'ledger|stop')->behavior());
         $this->kit->runUntilIdle();
 
+        $this->store->holdWrites(); // the database has not answered yet
         $pending = $ledger->ask(['add', 1]);
-        $this->kit->step(); // the command is handled: its write is in flight
+        $this->kit->runUntilIdle(); // the command is handled: its write is in flight
+        self::assertFalse($pending->isSettled());
         $this->kit->system->stop($ledger);
         $answer = $pending->await();
+        $this->store->releaseWrites();
+        $this->kit->runUntilIdle();
 
         self::assertInstanceOf(CommandFailed::class, $answer);
         self::assertSame(ActorStoppedException::class, $answer->kind);
         self::assertStringContainsString('may or may not be stored', $answer->reason);
+    }
+
+    public function testAReplyThatThrowsAfterTheCommitFailsTheActorAndKeepsTheEvent(): void
+    {
+        $failures = [];
+        $this->kit->system->eventStream->subscribe($this->kit->spawn(Behavior::receive(static function (mixed $message) use (&$failures): void {
+            if ($message instanceof ActorFailed) {
+                $failures[] = $message->error->getMessage();
+            }
+        })), ActorFailed::class);
+        Ledger::register($this->persistence);
+        $behavior = $this->persistence->eventSourced(
+            'ledger|reply-throws',
+            0,
+            static fn(int $total, mixed $command): Effect => Effect::persist(new Added(1))->thenReply(static fn(int $total): int => $command === 'bad' ? throw new \DomainException('no reply') : $total),
+            static fn(int $total, object $event): int => $total + 1,
+        );
+        $counter = $this->kit->spawn($behavior->behavior());
+        self::assertSame(1, $this->ask($counter, 'good'));
+
+        $lost = $counter->ask('bad', 0.2);
+        $this->kit->runUntilIdle();
+        self::assertSame(['no reply'], $failures, 'the reply closure failed the actor: its supervisor decided (default: restart)');
+        self::assertSame(3, $this->ask($counter, 'good'), 'restarted and recovered: the event of the failed reply was stored');
+        $this->expectException(\Throwable::class);
+        $lost->await();
+    }
+
+    public function testACommitThatCompletesBeforeAStopIsAnsweredAndTheActorStopsAfter(): void
+    {
+        $ledger = $this->kit->spawn(Ledger::behavior($this->persistence, 'ledger|stop-after')->behavior());
+        $this->kit->runUntilIdle();
+
+        $pending = $ledger->ask(['add', 1]);
+        $this->kit->step(); // the command is handled and its write committed on this turn of the loop
+        $this->kit->system->stop($ledger);
+
+        self::assertSame(1, $pending->await(), 'the write was durable before the stop: its reply says so');
+        $this->kit->runUntilIdle();
+        self::assertNull($this->kit->system->lookup($ledger->path()));
     }
 
     public function testAPoisonPillWaitsForTheWriteInFlightAndTheCommandsBeforeIt(): void
