@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Http\Server;
 
 use Nexus\Http\HttpDate;
+use Nexus\Http\Parser\RequestParser;
 use Nexus\Http\Request;
 use Nexus\Http\RequestHandler;
 use Nexus\Http\Response;
@@ -37,6 +38,9 @@ use Psr\Log\LoggerInterface;
  */
 final class HttpServer
 {
+    /** Most idle parsers kept for the next connection that receives bytes (the rest are freed). */
+    private const IDLE_PARSERS = 32;
+
     /** @var list<Listener> */
     private array $listeners = [];
     /** @var array<int, ServerConnection> */
@@ -65,6 +69,11 @@ final class HttpServer
     private readonly Scheduler $scheduler;
     /** @var array<int, Upgraded> connections that switched protocols (WebSocket), until they close */
     private array $upgraded = [];
+    /**
+     * @var list<RequestParser> idle parsers, lent to a connection while it has bytes of a request
+     *                          (at most IDLE_PARSERS): the few in use stay in the CPU caches
+     */
+    private array $idleParsers = [];
 
     public function __construct(
         private readonly Loop $loop,
@@ -359,6 +368,25 @@ final class HttpServer
                     $listener->resume();
                 }
             }
+        }
+    }
+
+    /**
+     * @internal for ServerConnection: a parser for a connection whose bytes arrived (an idle one
+     *           lent last if there is one: its memory is the likeliest to be in the CPU caches)
+     */
+    public function lendParser(): RequestParser
+    {
+        return array_pop($this->idleParsers) ?? new RequestParser($this->options->limits);
+    }
+
+    /**
+     * @internal for ServerConnection: $parser is idle (RequestParser::isIdle()) and no longer used
+     */
+    public function returnParser(RequestParser $parser): void
+    {
+        if (\count($this->idleParsers) < self::IDLE_PARSERS) {
+            $this->idleParsers[] = $parser;
         }
     }
 

@@ -46,7 +46,12 @@ final class ServerConnection implements ConnectionHandler
     /** When the current wait runs out (INF: not waiting). Checked by the server's sweep timer. */
     public float $deadline = \INF;
 
-    private readonly RequestParser $parser;
+    /**
+     * Lent by the server while bytes of a request are here, given back once it holds nothing
+     * (RequestParser::isIdle()): an idle keep-alive connection has none, and the few parsers in
+     * use stay in the CPU caches however many connections there are.
+     */
+    private ?RequestParser $parser = null;
     /** @var array<int, RequestTask> requests in progress, by sequence number */
     private array $queue = [];
     private int $head = 0;
@@ -82,7 +87,6 @@ final class ServerConnection implements ConnectionHandler
         private readonly Loop $loop,
         private readonly ServerOptions $options,
     ) {
-        $this->parser = new RequestParser($options->limits);
         // The connection's owner as an object: no closure and no callback list per connection.
         $connection->attach($this);
         $this->update();
@@ -116,7 +120,7 @@ final class ServerConnection implements ConnectionHandler
             $this->drainWaiter = null;
             $waiter->resolve(true);
         }
-        if (!$this->closing && $this->parser->bufferedBytes() > 0) {
+        if (!$this->closing && $this->parser !== null && $this->parser->bufferedBytes() > 0) {
             $this->parse();
         } else {
             $this->update();
@@ -341,7 +345,7 @@ final class ServerConnection implements ConnectionHandler
         if ($this->ended) {
             return;
         }
-        $this->parser->feed($data);
+        ($this->parser ??= $this->server->lendParser())->feed($data);
         if ($this->waiting === self::WAIT_BODY) {
             // The body timeout counts from the last byte: let update() set it again.
             $this->waiting = self::WAIT_NONE;
@@ -351,24 +355,30 @@ final class ServerConnection implements ConnectionHandler
 
     private function parse(): void
     {
+        $parser = $this->parser;
+        if ($parser === null) {
+            $this->update();
+
+            return;
+        }
         $max = $this->options->maxPipelined;
         $continue = false;
         // A handler's time limit counts from when its request was read.
         $deadline = $this->loop->now() + $this->options->handlerTimeout;
         while (!$this->closing && $this->tail - $this->head < $max) {
             try {
-                $request = $this->parser->next();
+                $request = $parser->next();
             } catch (HttpParseException $e) {
                 $this->reject($e->status);
 
                 return;
             }
             if ($request === null) {
-                $continue = $this->parser->needsContinue();
+                $continue = $parser->needsContinue();
 
                 break;
             }
-            $bytes = $this->parser->lastRequestBytes;
+            $bytes = $parser->lastRequestBytes;
             $request->connection = $this->connection;
             if ($this->fresh) {
                 $this->fresh = false;
@@ -399,6 +409,10 @@ final class ServerConnection implements ConnectionHandler
             }
             $this->server->dispatch($task);
         }
+        if ($parser->isIdle()) {
+            $this->parser = null;
+            $this->server->returnParser($parser);
+        }
         // update() first: a body that cannot fit in the server's budget gets 503, not 100 Continue.
         $this->update();
         if ($continue && !$this->closing) {
@@ -417,7 +431,7 @@ final class ServerConnection implements ConnectionHandler
     {
         $this->closing = true;
         $this->fresh = false;
-        $this->parser->discard();
+        $this->parser?->discard();
         $task = new RequestTask($this, null);
         $task->keepAlive = false;
         $response = Response::text(Status::reason($status) . "\n", $status);
@@ -482,7 +496,7 @@ final class ServerConnection implements ConnectionHandler
             $this->continueOwed = false;
             $this->connection->write(ResponseSerializer::CONTINUE);
         }
-        if ($this->closing || $this->blocked || $this->parser->bufferedBytes() === 0) {
+        if ($this->closing || $this->blocked || $this->parser === null || $this->parser->bufferedBytes() === 0) {
             $this->update();
         } else {
             $this->parse();
@@ -567,7 +581,8 @@ final class ServerConnection implements ConnectionHandler
         if ($connection->isClosed()) {
             return;
         }
-        $buffered = $this->parser->takeBuffered();
+        $buffered = $this->parser?->takeBuffered() ?? '';
+        $this->parser = null;
         $connection->handOver();
         $upgraded = $upgrade->takeOver($connection, $this->loop, $this->server);
         $this->server->adopt($upgraded);
@@ -617,7 +632,10 @@ final class ServerConnection implements ConnectionHandler
         }
         $this->queue = [];
         $this->inFlightBytes = 0;
-        $this->parser->discard();
+        if ($this->parser !== null) {
+            $this->parser->discard();
+            $this->parser = null;
+        }
         if ($this->charged !== 0) {
             $charged = $this->charged;
             $this->charged = 0;
@@ -646,7 +664,7 @@ final class ServerConnection implements ConnectionHandler
         // What this connection holds: requests in the queue, bytes in the parser, and the rest of
         // a declared body, counted from its head on so that admitting it cannot overflow later.
         $parser = $this->parser;
-        $charge = $this->inFlightBytes + $parser->heldBytes();
+        $charge = $parser === null ? $this->inFlightBytes : $this->inFlightBytes + $parser->heldBytes();
         if ($charge !== $this->charged) {
             $delta = $charge - $this->charged;
             $this->charged = $charge;
@@ -654,7 +672,7 @@ final class ServerConnection implements ConnectionHandler
         }
         $server = $this->server;
         if ($inFlight === 0) {
-            if ($charge > 0 && $server->overBudget && !$this->closing && $parser->isReadingBody()) {
+            if ($charge > 0 && $server->overBudget && !$this->closing && $parser !== null && $parser->isReadingBody()) {
                 // Nothing of this connection is in progress that would free the budget if it
                 // waited: its body cannot be taken now.
                 $this->reject(503);
@@ -691,6 +709,8 @@ final class ServerConnection implements ConnectionHandler
                 $this->waiting = self::WAIT_NONE;
                 $this->deadline = \INF;
             }
+        } elseif ($parser === null) {
+            $this->wait(self::WAIT_IDLE, $this->fresh ? $this->options->headerTimeout : $this->options->keepAliveTimeout);
         } elseif ($parser->isReadingBody()) {
             $this->wait(self::WAIT_BODY, $this->options->bodyTimeout);
         } elseif ($parser->bufferedBytes() > 0) {
