@@ -74,6 +74,7 @@ final class HttpServer
      *                          (at most IDLE_PARSERS): the few in use stay in the CPU caches
      */
     private array $idleParsers = [];
+    private int $parsersCreated = 0;
 
     public function __construct(
         private readonly Loop $loop,
@@ -377,7 +378,22 @@ final class HttpServer
      */
     public function lendParser(): RequestParser
     {
-        return array_pop($this->idleParsers) ?? new RequestParser($this->options->limits);
+        $parser = array_pop($this->idleParsers);
+        if ($parser === null) {
+            ++$this->parsersCreated;
+            $parser = new RequestParser($this->options->limits);
+        }
+
+        return $parser;
+    }
+
+    /**
+     * How many request parsers this server has made: one per connection that holds bytes of a
+     * request at the same moment (at most), not one per connection.
+     */
+    public function parsersCreated(): int
+    {
+        return $this->parsersCreated;
     }
 
     /**
