@@ -38,7 +38,7 @@ use Psr\Log\LoggerInterface;
  */
 final class HttpServer
 {
-    /** Most idle parsers kept for the next connection that receives bytes (the rest are freed). */
+    /** Most idle parsers kept for the next connection that keeps one (the rest are freed). */
     private const IDLE_PARSERS = 32;
 
     /** @var list<Listener> */
@@ -70,11 +70,14 @@ final class HttpServer
     /** @var array<int, Upgraded> connections that switched protocols (WebSocket), until they close */
     private array $upgraded = [];
     /**
-     * @var list<RequestParser> idle parsers, lent to a connection while it has bytes of a request
-     *                          (at most IDLE_PARSERS): the few in use stay in the CPU caches
+     * @internal the parser a connection without one feeds what it received: most requests arrive
+     *           whole, and the parser is idle again after them (RequestParser::isIdle()); one that
+     *           holds part of a request is kept by its connection (keepParser())
      */
+    public RequestParser $parser;
+    /** @var list<RequestParser> idle parsers given back by connections (at most IDLE_PARSERS) */
     private array $idleParsers = [];
-    private int $parsersCreated = 0;
+    private int $parsersCreated = 1;
 
     public function __construct(
         private readonly Loop $loop,
@@ -86,6 +89,7 @@ final class HttpServer
     ) {
         $this->maxConnections = $options->maxConnections ?? Listener::capacity($loop);
         $this->scheduler = $loop->scheduler();
+        $this->parser = new RequestParser($options->limits);
     }
 
     /**
@@ -373,18 +377,19 @@ final class HttpServer
     }
 
     /**
-     * @internal for ServerConnection: a parser for a connection whose bytes arrived (an idle one
-     *           lent last if there is one: its memory is the likeliest to be in the CPU caches)
+     * @internal for ServerConnection: $parser (the shared one) now belongs to the connection that
+     *           fed it (it holds part of a request); another idle parser becomes the shared one
      */
-    public function lendParser(): RequestParser
+    public function keepParser(RequestParser $parser): void
     {
-        $parser = array_pop($this->idleParsers);
-        if ($parser === null) {
-            ++$this->parsersCreated;
-            $parser = new RequestParser($this->options->limits);
+        if ($parser === $this->parser) {
+            $idle = array_pop($this->idleParsers);
+            if ($idle === null) {
+                ++$this->parsersCreated;
+                $idle = new RequestParser($this->options->limits);
+            }
+            $this->parser = $idle;
         }
-
-        return $parser;
     }
 
     /**

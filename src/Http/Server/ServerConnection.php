@@ -47,9 +47,11 @@ final class ServerConnection implements ConnectionHandler
     public float $deadline = \INF;
 
     /**
-     * Lent by the server while bytes of a request are here, given back once it holds nothing
-     * (RequestParser::isIdle()): an idle keep-alive connection has none, and the few parsers in
-     * use stay in the CPU caches however many connections there are.
+     * Only while part of a request is here (RequestParser::isIdle() is false): bytes that bring
+     * whole requests go through the server's shared parser, and the connection keeps that one
+     * only when some are left over (HttpServer::keepParser()); it gives it back once idle. An idle
+     * keep-alive connection has none, and the few parsers in use stay in the CPU caches however
+     * many connections there are.
      */
     private ?RequestParser $parser = null;
     /** @var array<int, RequestTask> requests in progress, by sequence number */
@@ -120,8 +122,9 @@ final class ServerConnection implements ConnectionHandler
             $this->drainWaiter = null;
             $waiter->resolve(true);
         }
-        if (!$this->closing && $this->parser !== null && $this->parser->bufferedBytes() > 0) {
-            $this->parse();
+        $parser = $this->parser;
+        if (!$this->closing && $parser !== null && $parser->bufferedBytes() > 0) {
+            $this->parse($parser);
         } else {
             $this->update();
         }
@@ -345,22 +348,21 @@ final class ServerConnection implements ConnectionHandler
         if ($this->ended) {
             return;
         }
-        ($this->parser ??= $this->server->lendParser())->feed($data);
+        $parser = $this->parser ?? $this->server->parser;
+        $parser->feed($data);
         if ($this->waiting === self::WAIT_BODY) {
             // The body timeout counts from the last byte: let update() set it again.
             $this->waiting = self::WAIT_NONE;
         }
-        $this->parse();
+        $this->parse($parser);
     }
 
-    private function parse(): void
+    /**
+     * @param RequestParser $parser this connection's, or the server's shared one (then it is kept
+     *                              here only if it holds part of a request when this returns)
+     */
+    private function parse(RequestParser $parser): void
     {
-        $parser = $this->parser;
-        if ($parser === null) {
-            $this->update();
-
-            return;
-        }
         $max = $this->options->maxPipelined;
         $continue = false;
         // A handler's time limit counts from when its request was read.
@@ -369,6 +371,10 @@ final class ServerConnection implements ConnectionHandler
             try {
                 $request = $parser->next();
             } catch (HttpParseException $e) {
+                if ($this->parser === null) {
+                    $this->parser = $parser;
+                    $this->server->keepParser($parser);
+                }
                 $this->reject($e->status);
 
                 return;
@@ -409,7 +415,12 @@ final class ServerConnection implements ConnectionHandler
             }
             $this->server->dispatch($task);
         }
-        if ($parser->isIdle()) {
+        if ($this->parser === null) {
+            if (!$parser->isIdle()) {
+                $this->parser = $parser;
+                $this->server->keepParser($parser);
+            }
+        } elseif ($parser->isIdle()) {
             $this->parser = null;
             $this->server->returnParser($parser);
         }
@@ -496,10 +507,11 @@ final class ServerConnection implements ConnectionHandler
             $this->continueOwed = false;
             $this->connection->write(ResponseSerializer::CONTINUE);
         }
-        if ($this->closing || $this->blocked || $this->parser === null || $this->parser->bufferedBytes() === 0) {
+        $parser = $this->parser;
+        if ($this->closing || $this->blocked || $parser === null || $parser->bufferedBytes() === 0) {
             $this->update();
         } else {
-            $this->parse();
+            $this->parse($parser);
         }
     }
 
