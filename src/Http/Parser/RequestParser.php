@@ -176,6 +176,15 @@ final class RequestParser
         return $this->head !== null;
     }
 
+    /**
+     * Whether this parser holds nothing: no bytes, no request begun, no error. An idle parser is
+     * as good as a new one with the same limits, so a server may lend it to another connection.
+     */
+    public function isIdle(): bool
+    {
+        return $this->buffer === '' && $this->head === null && $this->error === null && $this->requestStart === 0;
+    }
+
     /** Bytes received but not yet returned as part of a request. */
     public function bufferedBytes(): int
     {

@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Nexus\Http\Server;
 
 use Nexus\Http\HttpDate;
+use Nexus\Http\Parser\RequestParser;
 use Nexus\Http\Request;
 use Nexus\Http\RequestHandler;
 use Nexus\Http\Response;
@@ -37,6 +38,9 @@ use Psr\Log\LoggerInterface;
  */
 final class HttpServer
 {
+    /** Most idle parsers kept for the next connection that keeps one (the rest are freed). */
+    private const IDLE_PARSERS = 32;
+
     /** @var list<Listener> */
     private array $listeners = [];
     /** @var array<int, ServerConnection> */
@@ -65,6 +69,15 @@ final class HttpServer
     private readonly Scheduler $scheduler;
     /** @var array<int, Upgraded> connections that switched protocols (WebSocket), until they close */
     private array $upgraded = [];
+    /**
+     * @internal the parser a connection without one feeds what it received: most requests arrive
+     *           whole, and the parser is idle again after them (RequestParser::isIdle()); one that
+     *           holds part of a request is kept by its connection (keepParser())
+     */
+    public RequestParser $parser;
+    /** @var list<RequestParser> idle parsers given back by connections (at most IDLE_PARSERS) */
+    private array $idleParsers = [];
+    private int $parsersCreated = 1;
 
     public function __construct(
         private readonly Loop $loop,
@@ -76,6 +89,7 @@ final class HttpServer
     ) {
         $this->maxConnections = $options->maxConnections ?? Listener::capacity($loop);
         $this->scheduler = $loop->scheduler();
+        $this->parser = new RequestParser($options->limits);
     }
 
     /**
@@ -359,6 +373,41 @@ final class HttpServer
                     $listener->resume();
                 }
             }
+        }
+    }
+
+    /**
+     * @internal for ServerConnection: $parser (the shared one) now belongs to the connection that
+     *           fed it (it holds part of a request); another idle parser becomes the shared one
+     */
+    public function keepParser(RequestParser $parser): void
+    {
+        if ($parser === $this->parser) {
+            $idle = array_pop($this->idleParsers);
+            if ($idle === null) {
+                ++$this->parsersCreated;
+                $idle = new RequestParser($this->options->limits);
+            }
+            $this->parser = $idle;
+        }
+    }
+
+    /**
+     * How many request parsers this server has made: one per connection that holds bytes of a
+     * request at the same moment (at most), not one per connection.
+     */
+    public function parsersCreated(): int
+    {
+        return $this->parsersCreated;
+    }
+
+    /**
+     * @internal for ServerConnection: $parser is idle (RequestParser::isIdle()) and no longer used
+     */
+    public function returnParser(RequestParser $parser): void
+    {
+        if (\count($this->idleParsers) < self::IDLE_PARSERS) {
+            $this->idleParsers[] = $parser;
         }
     }
 

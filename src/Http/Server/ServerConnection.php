@@ -46,7 +46,14 @@ final class ServerConnection implements ConnectionHandler
     /** When the current wait runs out (INF: not waiting). Checked by the server's sweep timer. */
     public float $deadline = \INF;
 
-    private readonly RequestParser $parser;
+    /**
+     * Only while part of a request is here (RequestParser::isIdle() is false): bytes that bring
+     * whole requests go through the server's shared parser, and the connection keeps that one
+     * only when some are left over (HttpServer::keepParser()); it gives it back once idle. An idle
+     * keep-alive connection has none, and the few parsers in use stay in the CPU caches however
+     * many connections there are.
+     */
+    private ?RequestParser $parser = null;
     /** @var array<int, RequestTask> requests in progress, by sequence number */
     private array $queue = [];
     private int $head = 0;
@@ -82,7 +89,6 @@ final class ServerConnection implements ConnectionHandler
         private readonly Loop $loop,
         private readonly ServerOptions $options,
     ) {
-        $this->parser = new RequestParser($options->limits);
         // The connection's owner as an object: no closure and no callback list per connection.
         $connection->attach($this);
         $this->update();
@@ -116,8 +122,9 @@ final class ServerConnection implements ConnectionHandler
             $this->drainWaiter = null;
             $waiter->resolve(true);
         }
-        if (!$this->closing && $this->parser->bufferedBytes() > 0) {
-            $this->parse();
+        $parser = $this->parser;
+        if (!$this->closing && $parser !== null && $parser->bufferedBytes() > 0) {
+            $this->parse($parser);
         } else {
             $this->update();
         }
@@ -341,15 +348,20 @@ final class ServerConnection implements ConnectionHandler
         if ($this->ended) {
             return;
         }
-        $this->parser->feed($data);
+        $parser = $this->parser ?? $this->server->parser;
+        $parser->feed($data);
         if ($this->waiting === self::WAIT_BODY) {
             // The body timeout counts from the last byte: let update() set it again.
             $this->waiting = self::WAIT_NONE;
         }
-        $this->parse();
+        $this->parse($parser);
     }
 
-    private function parse(): void
+    /**
+     * @param RequestParser $parser this connection's, or the server's shared one (then it is kept
+     *                              here only if it holds part of a request when this returns)
+     */
+    private function parse(RequestParser $parser): void
     {
         $max = $this->options->maxPipelined;
         $continue = false;
@@ -357,18 +369,22 @@ final class ServerConnection implements ConnectionHandler
         $deadline = $this->loop->now() + $this->options->handlerTimeout;
         while (!$this->closing && $this->tail - $this->head < $max) {
             try {
-                $request = $this->parser->next();
+                $request = $parser->next();
             } catch (HttpParseException $e) {
+                if ($this->parser === null) {
+                    $this->parser = $parser;
+                    $this->server->keepParser($parser);
+                }
                 $this->reject($e->status);
 
                 return;
             }
             if ($request === null) {
-                $continue = $this->parser->needsContinue();
+                $continue = $parser->needsContinue();
 
                 break;
             }
-            $bytes = $this->parser->lastRequestBytes;
+            $bytes = $parser->lastRequestBytes;
             $request->connection = $this->connection;
             if ($this->fresh) {
                 $this->fresh = false;
@@ -399,6 +415,15 @@ final class ServerConnection implements ConnectionHandler
             }
             $this->server->dispatch($task);
         }
+        if ($this->parser === null) {
+            if (!$parser->isIdle()) {
+                $this->parser = $parser;
+                $this->server->keepParser($parser);
+            }
+        } elseif ($parser->isIdle()) {
+            $this->parser = null;
+            $this->server->returnParser($parser);
+        }
         // update() first: a body that cannot fit in the server's budget gets 503, not 100 Continue.
         $this->update();
         if ($continue && !$this->closing) {
@@ -417,7 +442,7 @@ final class ServerConnection implements ConnectionHandler
     {
         $this->closing = true;
         $this->fresh = false;
-        $this->parser->discard();
+        $this->parser?->discard();
         $task = new RequestTask($this, null);
         $task->keepAlive = false;
         $response = Response::text(Status::reason($status) . "\n", $status);
@@ -482,10 +507,11 @@ final class ServerConnection implements ConnectionHandler
             $this->continueOwed = false;
             $this->connection->write(ResponseSerializer::CONTINUE);
         }
-        if ($this->closing || $this->blocked || $this->parser->bufferedBytes() === 0) {
+        $parser = $this->parser;
+        if ($this->closing || $this->blocked || $parser === null || $parser->bufferedBytes() === 0) {
             $this->update();
         } else {
-            $this->parse();
+            $this->parse($parser);
         }
     }
 
@@ -567,7 +593,8 @@ final class ServerConnection implements ConnectionHandler
         if ($connection->isClosed()) {
             return;
         }
-        $buffered = $this->parser->takeBuffered();
+        $buffered = $this->parser?->takeBuffered() ?? '';
+        $this->parser = null;
         $connection->handOver();
         $upgraded = $upgrade->takeOver($connection, $this->loop, $this->server);
         $this->server->adopt($upgraded);
@@ -617,7 +644,10 @@ final class ServerConnection implements ConnectionHandler
         }
         $this->queue = [];
         $this->inFlightBytes = 0;
-        $this->parser->discard();
+        if ($this->parser !== null) {
+            $this->parser->discard();
+            $this->parser = null;
+        }
         if ($this->charged !== 0) {
             $charged = $this->charged;
             $this->charged = 0;
@@ -646,7 +676,7 @@ final class ServerConnection implements ConnectionHandler
         // What this connection holds: requests in the queue, bytes in the parser, and the rest of
         // a declared body, counted from its head on so that admitting it cannot overflow later.
         $parser = $this->parser;
-        $charge = $this->inFlightBytes + $parser->heldBytes();
+        $charge = $parser === null ? $this->inFlightBytes : $this->inFlightBytes + $parser->heldBytes();
         if ($charge !== $this->charged) {
             $delta = $charge - $this->charged;
             $this->charged = $charge;
@@ -654,7 +684,7 @@ final class ServerConnection implements ConnectionHandler
         }
         $server = $this->server;
         if ($inFlight === 0) {
-            if ($charge > 0 && $server->overBudget && !$this->closing && $parser->isReadingBody()) {
+            if ($charge > 0 && $server->overBudget && !$this->closing && $parser !== null && $parser->isReadingBody()) {
                 // Nothing of this connection is in progress that would free the budget if it
                 // waited: its body cannot be taken now.
                 $this->reject(503);
@@ -691,6 +721,8 @@ final class ServerConnection implements ConnectionHandler
                 $this->waiting = self::WAIT_NONE;
                 $this->deadline = \INF;
             }
+        } elseif ($parser === null) {
+            $this->wait(self::WAIT_IDLE, $this->fresh ? $this->options->headerTimeout : $this->options->keepAliveTimeout);
         } elseif ($parser->isReadingBody()) {
             $this->wait(self::WAIT_BODY, $this->options->bodyTimeout);
         } elseif ($parser->bufferedBytes() > 0) {
