@@ -6,8 +6,6 @@ namespace Nexus\Tests\Integration\Cluster;
 
 use Nexus\Persistence\Exception\StoreUnavailableException;
 use Nexus\Runtime\Loop;
-use Nexus\Tests\Support\EtcdServer;
-use Nexus\Tests\Support\RunsTheLoop;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -21,52 +19,24 @@ use PHPUnit\Framework\TestCase;
  */
 final class ClusterNodesTest extends TestCase
 {
-    use RunsTheLoop;
+    use RunsClusterNodes;
 
     private const LEASE_TTL = 3;
 
-    private ?EtcdServer $etcd = null;
-    private Loop $loop;
-    private string $dir;
-    /** @var list<NodeProcess> */
-    private array $nodes = [];
-    private float $deadline;
-    private ?CounterLoad $load = null;
     /** @var list<int> */
     private array $proxies = [];
 
     protected function setUp(): void
     {
-        $why = null;
-        if (EtcdServer::binary($why) === null) {
-            self::markTestSkipped((string) $why);
-        }
-        $this->etcd = EtcdServer::start();
-        $this->loop = new Loop();
-        $this->dir = sys_get_temp_dir() . '/nexus-cluster-nodes-' . bin2hex(random_bytes(4));
-        mkdir($this->dir, 0o700);
-        $this->deadline = microtime(true) + 150.0;
-        $this->loop->unreference($this->loop->repeat(0.1, static function (): void {}));
+        $this->setUpCluster('cluster-nodes', 150.0);
     }
 
     protected function tearDown(): void
     {
-        $this->load?->close();
-        foreach ($this->nodes as $node) {
-            $node->kill();
-        }
         foreach ($this->proxies as $pid) {
             @posix_kill($pid, \SIGKILL);
         }
-        $this->etcd?->destroy();
-        exec('rm -rf ' . escapeshellarg($this->dir));
-    }
-
-    protected function checkLoop(): void
-    {
-        if (microtime(true) > $this->deadline) {
-            self::fail("The scenario did not finish in time.\n" . $this->logs());
-        }
+        $this->tearDownCluster();
     }
 
     public function testThreeNodesOfTwoWorkersCountExactlyThroughWhicheverNodeARequestHits(): void

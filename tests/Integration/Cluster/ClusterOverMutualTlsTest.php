@@ -4,10 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Cluster;
 
-use Nexus\Runtime\Loop;
 use Nexus\Tests\Integration\Worker\NodeCertificates;
-use Nexus\Tests\Support\EtcdServer;
-use Nexus\Tests\Support\RunsTheLoop;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -17,47 +14,19 @@ use PHPUnit\Framework\TestCase;
  */
 final class ClusterOverMutualTlsTest extends TestCase
 {
-    use RunsTheLoop;
+    use RunsClusterNodes;
 
-    private ?EtcdServer $etcd = null;
-    private Loop $loop;
-    private string $dir;
-    /** @var list<NodeProcess> */
-    private array $nodes = [];
-    private ?CounterLoad $load = null;
-    private float $deadline;
     /** The last `nexus cluster status --json` */
     private string $status = '';
 
     protected function setUp(): void
     {
-        $why = null;
-        if (EtcdServer::binary($why) === null) {
-            self::markTestSkipped((string) $why);
-        }
-        $this->etcd = EtcdServer::start();
-        $this->loop = new Loop();
-        $this->dir = sys_get_temp_dir() . '/nexus-cluster-mtls-' . bin2hex(random_bytes(4));
-        mkdir($this->dir, 0o700);
-        $this->deadline = microtime(true) + 120.0;
-        $this->loop->unreference($this->loop->repeat(0.1, static function (): void {}));
+        $this->setUpCluster('cluster-mtls', 120.0);
     }
 
     protected function tearDown(): void
     {
-        $this->load?->close();
-        foreach ($this->nodes as $node) {
-            $node->kill();
-        }
-        $this->etcd?->destroy();
-        exec('rm -rf ' . escapeshellarg($this->dir));
-    }
-
-    protected function checkLoop(): void
-    {
-        if (microtime(true) > $this->deadline) {
-            self::fail("The scenario did not finish in time.\n" . $this->logs());
-        }
+        $this->tearDownCluster();
     }
 
     public function testTwoNodesOverMutualTlsCountExactly(): void
