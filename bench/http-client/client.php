@@ -17,6 +17,7 @@ use GuzzleHttp\HandlerStack;
 use GuzzleHttp\Pool;
 use GuzzleHttp\Promise\PromiseInterface;
 use Nexus\Bench\CommandLine;
+use Nexus\Bench\CpuTime;
 use Nexus\HttpClient\ClientOptions;
 use Nexus\HttpClient\HttpClient;
 use Nexus\Runtime\Future;
@@ -43,11 +44,11 @@ $run = match ($settings['client']) {
 };
 
 $warmup = $run((float) $settings['warmup']);
-$cpuBefore = cpu();
+$cpuBefore = CpuTime::total();
 $started = hrtime(true);
 [$requests, $errors, $latencies] = $run((float) $settings['duration']);
 $seconds = (hrtime(true) - $started) / 1e9;
-$cpu = cpu() - $cpuBefore;
+$cpu = CpuTime::total() - $cpuBefore;
 sort($latencies);
 echo json_encode([
     'client' => $settings['client'],
@@ -205,16 +206,4 @@ function percentile(array $sorted, float $p): float
     }
 
     return (float) $sorted[(int) min(count($sorted) - 1, floor($p * count($sorted)))];
-}
-
-function cpu(): float
-{
-    $usage = getrusage();
-    if ($usage === false) {
-        return 0.0;
-    }
-
-    $field = static fn(string $key): float => is_numeric($usage[$key] ?? null) ? (float) $usage[$key] : 0.0;
-
-    return $field('ru_utime.tv_sec') + $field('ru_utime.tv_usec') / 1e6 + $field('ru_stime.tv_sec') + $field('ru_stime.tv_usec') / 1e6;
 }

@@ -17,6 +17,7 @@ declare(strict_types=1);
 use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Signal\Signal;
+use Nexus\Bench\CpuTime;
 use Nexus\Bench\Persistence\Incremented;
 use Nexus\Bench\Persistence\ReplyCounter;
 use Nexus\Log\MemoryLogger;
@@ -68,21 +69,14 @@ $ready->future()->await(120.0);
 /** @var Deferred<null> $done */
 $done = new Deferred($system->loop);
 $driver = new ReplyCounter($events, $done, 'inc');
-$cpuSeconds = static function (): float {
-    $usage = getrusage();
-
-    return \is_array($usage) && \is_int($usage['ru_utime.tv_sec'] ?? null) && \is_int($usage['ru_utime.tv_usec'] ?? null)
-        ? $usage['ru_utime.tv_sec'] + $usage['ru_utime.tv_usec'] / 1e6
-        : 0.0;
-};
-$cpu = $cpuSeconds();
+$cpu = CpuTime::user();
 $start = hrtime(true);
 foreach ($refs as $ref) {
     $ref->tell('inc', $driver);
 }
 $done->future()->await(300.0);
 $seconds = (hrtime(true) - $start) / 1e9;
-$cpu = $cpuSeconds() - $cpu;
+$cpu = CpuTime::user() - $cpu;
 if ($driver->failures > 0) {
     throw new RuntimeException("{$driver->failures} commands failed.");
 }

@@ -20,6 +20,7 @@ use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
+use Nexus\Bench\CpuTime;
 use Nexus\Bench\Workers\WorldOrder;
 use Nexus\Log\MemoryLogger;
 use Nexus\Runtime\Loop;
@@ -44,14 +45,6 @@ foreach (array_slice($argv, 1) as $argument) {
         exit(2);
     }
     ${$match[1]} = (int) $match[2];
-}
-
-function cpu(): float
-{
-    /** @var array<string, int> $usage */
-    $usage = getrusage() ?: [];
-
-    return ($usage['ru_utime.tv_sec'] ?? 0) + ($usage['ru_utime.tv_usec'] ?? 0) / 1e6 + ($usage['ru_stime.tv_sec'] ?? 0) + ($usage['ru_stime.tv_usec'] ?? 0) / 1e6;
 }
 
 /**
@@ -138,17 +131,17 @@ $pump = $systems[0]->spawn(Behavior::receive(static function (mixed $message, Ac
  */
 $tells = static function (array $targets, Closure $make, int $n) use ($loop, $pump, &$count): float {
     $count = 0;
-    $start = cpu();
+    $start = CpuTime::total();
     $pump->tell([$targets, $make, $n, 0]);
     while ($count < $n) {
         $loop->tick();
     }
 
-    return (cpu() - $start) / $n * 1e6;
+    return (CpuTime::total() - $start) / $n * 1e6;
 };
 $asks = static function (?ActorRef $echo, int $n) use ($loop): float {
     assert($echo !== null);
-    $start = cpu();
+    $start = CpuTime::total();
     $done = $loop->async(static function () use ($echo, $n): void {
         for ($i = 0; $i < $n; ++$i) {
             $echo->ask($i, 5.0)->await();
@@ -158,7 +151,7 @@ $asks = static function (?ActorRef $echo, int $n) use ($loop): float {
         $loop->tick();
     }
 
-    return (cpu() - $start) / $n * 1e6;
+    return (CpuTime::total() - $start) / $n * 1e6;
 };
 
 $median = median(...);
@@ -181,23 +174,23 @@ $stages = static function () use ($mesh1, $codec, $make, $loop, $counted, &$coun
     }
     $batch = BatchLayout::build($codec->classTable(), $messages);
     $format = 0;
-    $start = cpu();
+    $start = CpuTime::total();
     for ($r = 0; $r < $rounds; ++$r) {
         $encoded = $codec->encode($batch, 1, $format);
     }
-    $encode = (cpu() - $start) / ($rounds * $frame) * 1e6;
-    $start = cpu();
+    $encode = (CpuTime::total() - $start) / ($rounds * $frame) * 1e6;
+    $start = CpuTime::total();
     for ($r = 0; $r < $rounds; ++$r) {
         $decoded = $codec->decode($format, $encoded);
     }
-    $decode = (cpu() - $start) / ($rounds * $frame) * 1e6;
+    $decode = (CpuTime::total() - $start) / ($rounds * $frame) * 1e6;
     $deliver = 0.0;
     for ($r = 0; $r < $rounds; ++$r) {
         $decoded = $codec->decode($format, $encoded);
         $count = 0;
-        $start = cpu();
+        $start = CpuTime::total();
         $mesh1->deliverBatch($decoded, 1, 0);
-        $deliver += cpu() - $start;
+        $deliver += CpuTime::total() - $start;
         while ($counted() < $frame) {
             $loop->tick();
         }

@@ -25,6 +25,7 @@ declare(strict_types=1);
  */
 
 use Nexus\Actor\ActorSystem;
+use Nexus\Bench\CpuTime;
 use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
 use Nexus\Http\Server\HttpServer;
@@ -101,11 +102,11 @@ $run = static function (int $rounds) use ($loop, $clients, $frame, $expected, $e
         $pending = $clients;
         $received = array_fill_keys(array_keys($clients), '');
         while ($pending !== []) {
-            $before = userNanoseconds();
+            $before = CpuTime::user() * 1e9;
             $start = hrtime(true);
             $loop->tick(false);
             $inTick += hrtime(true) - $start;
-            $user += userNanoseconds() - $before;
+            $user += CpuTime::user() * 1e9 - $before;
             ++$ticks;
             foreach ($pending as $k => $client) {
                 $received[$k] .= (string) fread($client, 65536);
@@ -133,18 +134,6 @@ $run = static function (int $rounds) use ($loop, $clients, $frame, $expected, $e
 
     return [$inTick / $roundTrips, $user / $roundTrips, $ticks / $rounds];
 };
-
-function userNanoseconds(): float
-{
-    $usage = getrusage();
-    if (!is_array($usage)) {
-        return 0.0;
-    }
-    $seconds = $usage['ru_utime.tv_sec'] ?? 0;
-    $micros = $usage['ru_utime.tv_usec'] ?? 0;
-
-    return (is_numeric($seconds) ? (float) $seconds : 0.0) * 1e9 + (is_numeric($micros) ? (float) $micros : 0.0) * 1e3;
-}
 
 $run(max(1, intdiv($rounds, 4)));
 $best = $bestUser = INF;

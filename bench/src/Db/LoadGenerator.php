@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Bench\Db;
 
+use Nexus\Bench\CpuTime;
 use Nexus\Io\Connection;
 use Nexus\Io\Connector;
 use Nexus\Runtime\Loop;
@@ -66,7 +67,7 @@ final class LoadGenerator
         $this->windowStart = $start + $warmup;
         $this->windowEnd = $this->windowStart + $duration;
         $index = 0;
-        $cpuBefore = self::cpuSeconds();
+        $cpuBefore = CpuTime::total();
         $wallBefore = self::now();
         $drainDeadline = $this->windowEnd + $this->drainTimeout;
         $scheduling = true;
@@ -91,7 +92,7 @@ final class LoadGenerator
         $this->loop->run();
         $timeouts = $this->measuredInFlight();
         $wall = self::now() - $wallBefore;
-        $cpu = self::cpuSeconds() - $cpuBefore;
+        $cpu = CpuTime::total() - $cpuBefore;
         $connections = \count($this->all);
         $open = $this->all;
         // Forgotten first, so that closing them counts nothing more (the timeouts are counted).
@@ -250,14 +251,4 @@ final class LoadGenerator
         return hrtime(true) / 1e9;
     }
 
-    private static function cpuSeconds(): float
-    {
-        $usage = getrusage();
-        if (!\is_array($usage)) {
-            return 0.0;
-        }
-        $field = static fn(string $key): float => is_numeric($usage[$key] ?? null) ? (float) $usage[$key] : 0.0;
-
-        return $field('ru_utime.tv_sec') + $field('ru_utime.tv_usec') / 1e6 + $field('ru_stime.tv_sec') + $field('ru_stime.tv_usec') / 1e6;
-    }
 }

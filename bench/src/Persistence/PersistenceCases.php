@@ -8,6 +8,7 @@ use Nexus\Actor\ActorContext;
 use Nexus\Actor\ActorRef;
 use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Signal\Signal;
+use Nexus\Bench\CpuTime;
 use Nexus\Log\MemoryLogger;
 use Nexus\Persistence\Effect;
 use Nexus\Persistence\EventSourcedBehavior;
@@ -138,14 +139,14 @@ final class PersistenceCases
             $transactions = $persistence->groupCommit->transactions();
             $storeBefore = $timed->writeSeconds;
             $gcRuns = gc_status()['runs'];
-            $cpu = self::cpuSeconds();
+            $cpu = CpuTime::total();
             $start = hrtime(true);
             foreach ($refs as $ref) {
                 $ref->tell('inc', $driver);
             }
             $done->future()->await(300.0);
             $seconds = (hrtime(true) - $start) / 1e9;
-            $cpu = self::cpuSeconds() - $cpu;
+            $cpu = CpuTime::total() - $cpu;
             if ($driver->failures > 0) {
                 throw new \RuntimeException("{$driver->failures} commands failed in the concurrent case.");
             }
@@ -211,7 +212,7 @@ final class PersistenceCases
             /** @var Deferred<null> $all */
             $all = new Deferred($system->loop);
             $gcRuns = gc_status()['runs'];
-            $cpu = self::cpuSeconds();
+            $cpu = CpuTime::total();
             $start = hrtime(true);
             foreach ($ids as $id) {
                 $system->spawn($this->counter($persistence, $id)->onSignal(static function (Signal $signal) use (&$recovered, $actors, $all, $events): void {
@@ -227,7 +228,7 @@ final class PersistenceCases
             }
             $all->future()->await(300.0);
             $seconds = (hrtime(true) - $start) / 1e9;
-            $cpu = self::cpuSeconds() - $cpu;
+            $cpu = CpuTime::total() - $cpu;
             $result = [
                 'actors' => $actors,
                 'events' => $actors * $events,
@@ -293,20 +294,6 @@ final class PersistenceCases
         gc_collect_cycles();
     }
 
-    /**
-     * CPU time of this process so far (user and system), which the load of other processes on
-     * the machine disturbs less than the wall time.
-     */
-    private static function cpuSeconds(): float
-    {
-        $usage = getrusage();
-        if ($usage === false) {
-            return 0.0;
-        }
-        $field = static fn(string $key): float => \is_int($usage[$key] ?? null) ? (float) $usage[$key] : 0.0;
-
-        return $field('ru_utime.tv_sec') + $field('ru_utime.tv_usec') / 1e6 + $field('ru_stime.tv_sec') + $field('ru_stime.tv_usec') / 1e6;
-    }
 
     private function counter(Persistence $persistence, string $id): EventSourcedBehavior
     {

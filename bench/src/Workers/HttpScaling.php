@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Nexus\Bench\Workers;
 
+use Nexus\Bench\CpuTime;
 use Nexus\Bench\Http\HttpProbe;
 use Nexus\Bench\Http\ManagedProcess;
 use Nexus\Bench\Http\ServerLauncher;
@@ -68,7 +69,7 @@ final class HttpScaling
      */
     private function wrk(int $connections, int $seconds, string $url): array
     {
-        $before = getrusage(1);
+        $before = CpuTime::total(CpuTime::CHILDREN);
         $process = proc_open(
             [$this->wrk, '-t1', "-c{$connections}", "-d{$seconds}s", '--latency', '--timeout', '2s', $url],
             [1 => ['pipe', 'w'], 2 => ['pipe', 'w']],
@@ -82,21 +83,7 @@ final class HttpScaling
         if ($status !== 0) {
             throw new \RuntimeException("wrk exited with {$status}: {$output}");
         }
-        $after = getrusage(1);
-        return [WrkOutputParser::parse($output), self::cpu($after) - self::cpu($before)];
+        return [WrkOutputParser::parse($output), CpuTime::total(CpuTime::CHILDREN) - $before];
     }
 
-    /**
-     * @param array<mixed>|false $usage from getrusage()
-     */
-    private static function cpu(array|false $usage): float
-    {
-        $seconds = 0.0;
-        foreach (['ru_utime.tv_sec' => 1.0, 'ru_utime.tv_usec' => 1e-6, 'ru_stime.tv_sec' => 1.0, 'ru_stime.tv_usec' => 1e-6] as $field => $unit) {
-            $value = $usage === false ? 0 : ($usage[$field] ?? 0);
-            $seconds += (is_numeric($value) ? (float) $value : 0.0) * $unit;
-        }
-
-        return $seconds;
-    }
 }
