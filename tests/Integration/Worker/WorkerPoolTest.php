@@ -159,13 +159,7 @@ final class WorkerPoolTest extends TestCase
      */
     public function testTheMasterLetsAWorkerStopItsActorsBeforeItKills(): void
     {
-        $command = [\PHP_BINARY, __DIR__ . '/slow-stop-pool.php', sys_get_temp_dir()];
-        $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::ROOT);
-        self::assertIsResource($process);
-        $this->process = $process;
-        $this->pipes = $pipes;
-        stream_set_blocking($pipes[1], false);
-        stream_set_blocking($pipes[2], false);
+        $process = $this->launch([\PHP_BINARY, __DIR__ . '/slow-stop-pool.php', sys_get_temp_dir()]);
         $this->waitUntil(fn(): bool => str_contains($this->stderr(), 'the slow actor started'), 20.0, 'the worker and its actor started');
         posix_kill($this->masterPid(), \SIGTERM);
         $this->waitUntil(static fn(): bool => !proc_get_status($process)['running'], 30.0, 'the pool stopped');
@@ -177,13 +171,7 @@ final class WorkerPoolTest extends TestCase
 
     public function testASigtermBetweenOpenAndRunStopsThePoolGracefullyInsteadOfKillingTheMaster(): void
     {
-        $command = [\PHP_BINARY, __DIR__ . '/signal-before-run-pool.php', sys_get_temp_dir()];
-        $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::ROOT);
-        self::assertIsResource($process);
-        $this->process = $process;
-        $this->pipes = $pipes;
-        stream_set_blocking($pipes[1], false);
-        stream_set_blocking($pipes[2], false);
+        $process = $this->launch([\PHP_BINARY, __DIR__ . '/signal-before-run-pool.php', sys_get_temp_dir()]);
         $status = proc_get_status($process);
         $this->waitUntil(static function () use ($process, &$status): bool {
             $status = proc_get_status($process);
@@ -242,17 +230,31 @@ final class WorkerPoolTest extends TestCase
      */
     private function start(array $options = []): void
     {
-        $command = [\PHP_BINARY, 'bin/nexus', 'serve', __DIR__ . '/pool-app.php', '--port=0', '--workers=2', '--no-jit', ...$options];
+        $this->launch([\PHP_BINARY, 'bin/nexus', 'serve', __DIR__ . '/pool-app.php', '--port=0', '--workers=2', '--no-jit', ...$options]);
+        $this->waitUntil(fn(): bool => preg_match('#on http://127\.0\.0\.1:(\d+)#', $this->output) === 1, 20.0, 'the pool started');
+        $this->port = preg_match('#on http://127\.0\.0\.1:(\d+)#', $this->output, $match) === 1 ? (int) $match[1] : 0;
+        // Both workers answer once the pool is up.
+        $this->waitUntil(fn(): bool => \count($this->pids(10)) === 2, 20.0, 'both workers answered');
+    }
+
+    /**
+     * Starts $command from the project's root with stdout and stderr piped (read without
+     * blocking); tearDown() ends it.
+     *
+     * @param list<string> $command
+     *
+     * @return resource the process
+     */
+    private function launch(array $command): mixed
+    {
         $process = proc_open($command, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, self::ROOT);
         self::assertIsResource($process);
         $this->process = $process;
         $this->pipes = $pipes;
         stream_set_blocking($pipes[1], false);
         stream_set_blocking($pipes[2], false);
-        $this->waitUntil(fn(): bool => preg_match('#on http://127\.0\.0\.1:(\d+)#', $this->output) === 1, 20.0, 'the pool started');
-        $this->port = preg_match('#on http://127\.0\.0\.1:(\d+)#', $this->output, $match) === 1 ? (int) $match[1] : 0;
-        // Both workers answer once the pool is up.
-        $this->waitUntil(fn(): bool => \count($this->pids(10)) === 2, 20.0, 'both workers answered');
+
+        return $process;
     }
 
     /**
