@@ -12,6 +12,7 @@ use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Io\Connection;
 use Nexus\Io\Connector;
 use Nexus\Log\MemoryLogger;
+use Nexus\Runtime\Future;
 use Nexus\Worker\Exception\NotDeliveredException;
 use Nexus\Worker\PoolOptions;
 use Nexus\Worker\Slots;
@@ -91,15 +92,7 @@ final class MeshOverTlsTest extends TestCase
         $this->node(5, new LinkTls($certs->rogueCert, $certs->rogueKey, $certs->caFile));
         $got = &$this->victim(0);
         $dialer = $this->node(9, $this->tls(), undeliveredTimeout: 0.5);
-        $dead = &$this->deadLetters(1);
-        $ask = $dialer->remoteRef(Slots::id(5, 0), '/user/victim')->ask('let me in', 5.0);
-        $dialer->remoteRef(Slots::id(5, 0), '/user/victim')->tell('let me in too');
-        $this->runUntil(static function () use (&$dead, $ask): bool {
-            return \count($dead) >= 2 && $ask->isSettled();
-        });
-
-        self::assertSame([], $got);
-        self::assertSame([DeadLetterReason::WorkerUnavailable, DeadLetterReason::WorkerUnavailable], array_map(static fn(DeadLetter $l): DeadLetterReason => $l->reason, $dead));
+        $ask = $this->knockAndBeRefused($dialer, $got);
         self::assertSame(1, $this->warnings(1, 'TLS link to tcp://127.0.0.1:'), 'refused once, logged once for all the retries');
         self::assertTrue($this->logged(1, 'warning', 'certificate verify failed'));
         $this->runUntil(fn(): bool => $this->openNodeConnections(0) === 0);
@@ -114,15 +107,7 @@ final class MeshOverTlsTest extends TestCase
         $got = &$this->victim(0);
         // It trusts the cluster's CA and knows the secret: only its own certificate is wrong.
         $dialer = $this->node(9, new LinkTls($certs->rogueCert, $certs->rogueKey, $certs->caFile), undeliveredTimeout: 0.5);
-        $dead = &$this->deadLetters(1);
-        $ask = $dialer->remoteRef(Slots::id(5, 0), '/user/victim')->ask('let me in', 5.0);
-        $dialer->remoteRef(Slots::id(5, 0), '/user/victim')->tell('let me in too');
-        $this->runUntil(static function () use (&$dead, $ask): bool {
-            return \count($dead) >= 2 && $ask->isSettled();
-        });
-
-        self::assertSame([], $got);
-        self::assertSame([DeadLetterReason::WorkerUnavailable, DeadLetterReason::WorkerUnavailable], array_map(static fn(DeadLetter $l): DeadLetterReason => $l->reason, $dead));
+        $ask = $this->knockAndBeRefused($dialer, $got);
         self::assertSame(1, $this->warnings(0, 'TLS link from tcp://127.0.0.1 refused'), "refused once, logged once for all the retries:\n" . implode("\n", $this->loggers[0]->messages('warning')));
         self::assertTrue($this->logged(0, 'warning', 'certificate verify failed'));
         self::assertLessThanOrEqual(1, \count($this->loggers[1]->messages('warning')), "the dialler logs it once at most:\n" . implode("\n", $this->loggers[1]->messages('warning')));
@@ -241,6 +226,29 @@ final class MeshOverTlsTest extends TestCase
         })), DeadLetter::class);
 
         return $dead;
+    }
+
+    /**
+     * Asks and tells node 5's victim from $dialer, whose link node 5 refuses: both come back to
+     * the dialler as WorkerUnavailable dead letters and the victim gets nothing.
+     *
+     * @param list<mixed> $got what the victim received
+     *
+     * @return Future<mixed> the ask, settled (failed)
+     */
+    private function knockAndBeRefused(Workers $dialer, array &$got): Future
+    {
+        $dead = &$this->deadLetters(1);
+        $ask = $dialer->remoteRef(Slots::id(5, 0), '/user/victim')->ask('let me in', 5.0);
+        $dialer->remoteRef(Slots::id(5, 0), '/user/victim')->tell('let me in too');
+        $this->runUntil(static function () use (&$dead, $ask): bool {
+            return \count($dead) >= 2 && $ask->isSettled();
+        });
+
+        self::assertSame([], $got);
+        self::assertSame([DeadLetterReason::WorkerUnavailable, DeadLetterReason::WorkerUnavailable], array_map(static fn(DeadLetter $l): DeadLetterReason => $l->reason, $dead));
+
+        return $ask;
     }
 
     private function warnings(int $system, string $text): int
