@@ -14,6 +14,9 @@ use Nexus\Runtime\Loop;
  */
 trait RunsTheLoop
 {
+    private ?float $giveUpAt = null;
+    private float $giveUpAfter = 0.0;
+
     /**
      * Runs the loop for $seconds (to show that something does not happen).
      */
@@ -65,7 +68,23 @@ trait RunsTheLoop
     }
 
     /**
-     * Throws what should end the wait early (a watchdog, say); nothing by default.
+     * Fails the test from checkLoop() once $seconds have passed from now: the watchdog of a
+     * test whose waits all run the loop.
      */
-    protected function checkLoop(): void {}
+    protected function giveUpAfter(float $seconds): void
+    {
+        $this->giveUpAfter = $seconds;
+        $this->giveUpAt = microtime(true) + $seconds;
+    }
+
+    /**
+     * Throws what should end the wait early: the watchdog of giveUpAfter() when it was set,
+     * nothing otherwise.
+     */
+    protected function checkLoop(): void
+    {
+        if ($this->giveUpAt !== null && microtime(true) > $this->giveUpAt) {
+            self::fail("The test did not finish within {$this->giveUpAfter} s.");
+        }
+    }
 }

@@ -42,7 +42,6 @@ final class ClusterPlacementTest extends TestCase
     private array $counters = [];
     /** @var array<int, array<int, EntityKind>> counters that passivate, by node and worker */
     private array $sleepy = [];
-    private float $deadline;
 
     protected function setUp(): void
     {
@@ -50,7 +49,7 @@ final class ClusterPlacementTest extends TestCase
         $this->cluster = new InProcessCluster($this->loop);
         $this->dir = sys_get_temp_dir() . '/nexus-placement-' . bin2hex(random_bytes(4));
         mkdir($this->dir, 0o700);
-        $this->deadline = microtime(true) + 60.0;
+        $this->giveUpAfter(60.0);
     }
 
     protected function tearDown(): void
@@ -58,13 +57,6 @@ final class ClusterPlacementTest extends TestCase
         $this->cluster->cleanUp();
         array_map('unlink', glob($this->dir . '/*') ?: []);
         @rmdir($this->dir);
-    }
-
-    protected function checkLoop(): void
-    {
-        if (microtime(true) > $this->deadline) {
-            self::fail('The test did not finish within 60 s.');
-        }
     }
 
     public function testThreeNodesOfTwoWorkersCountExactlyWhicheverWorkerIsAsked(): void

@@ -37,24 +37,16 @@ final class HttpClientSpansTest extends TestCase
     private const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
     private Loop $loop;
-    private float $deadline;
 
     protected function setUp(): void
     {
         $this->loop = new Loop();
-        $this->deadline = microtime(true) + 20.0;
+        $this->giveUpAfter(20.0);
     }
 
     protected function tearDown(): void
     {
         Tracing::$tracer = null;
-    }
-
-    protected function checkLoop(): void
-    {
-        if (microtime(true) > $this->deadline) {
-            self::fail('The test did not finish within 20 s.');
-        }
     }
 
     public function testARequestOfTracedWorkIsItsClientSpanAndTheCalledServiceContinuesTheTrace(): void

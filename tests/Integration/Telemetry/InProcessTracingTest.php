@@ -31,24 +31,16 @@ final class InProcessTracingTest extends TestCase
     use RunsTheLoop;
 
     private Loop $loop;
-    private float $deadline;
 
     protected function setUp(): void
     {
         $this->loop = new Loop();
-        $this->deadline = microtime(true) + 20.0;
+        $this->giveUpAfter(20.0);
     }
 
     protected function tearDown(): void
     {
         Tracing::$tracer = null;
-    }
-
-    protected function checkLoop(): void
-    {
-        if (microtime(true) > $this->deadline) {
-            self::fail('The test did not finish within 20 s.');
-        }
     }
 
     /**

@@ -24,19 +24,11 @@ final class SpanProcessorTest extends TestCase
     use RunsTheLoop;
 
     private Loop $loop;
-    private float $deadline;
 
     protected function setUp(): void
     {
         $this->loop = new Loop();
-        $this->deadline = microtime(true) + 20.0;
-    }
-
-    protected function checkLoop(): void
-    {
-        if (microtime(true) > $this->deadline) {
-            self::fail('The test did not finish within 20 s.');
-        }
+        $this->giveUpAfter(20.0);
     }
 
     public function testAFullQueueDropsNewSpansAndSaysSoOnce(): void

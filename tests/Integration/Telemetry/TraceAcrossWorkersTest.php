@@ -23,19 +23,11 @@ final class TraceAcrossWorkersTest extends TestCase
     use RunsTheLoop;
 
     private Loop $loop;
-    private float $deadline;
 
     protected function setUp(): void
     {
         $this->loop = new Loop();
-        $this->deadline = microtime(true) + 60.0;
-    }
-
-    protected function checkLoop(): void
-    {
-        if (microtime(true) > $this->deadline) {
-            self::fail('The test did not finish within 60 s.');
-        }
+        $this->giveUpAfter(60.0);
     }
 
     public function testOneRequestThroughAnActorOnAnotherWorkerIsOneTrace(): void

@@ -25,7 +25,6 @@ trait RunsWorkers
 
     private Loop $loop;
     private string $dir;
-    private float $deadline;
     /** @var list<ActorSystem> */
     private array $systems = [];
     /** @var array<int, MemoryLogger> */
@@ -38,7 +37,7 @@ trait RunsWorkers
         $this->loop = new Loop();
         $this->dir = sys_get_temp_dir() . '/nexus-mesh-test-' . bin2hex(random_bytes(4));
         mkdir($this->dir, 0o700);
-        $this->deadline = microtime(true) + $this->timeLimit();
+        $this->giveUpAfter($this->timeLimit());
         $this->loop->unreference($this->loop->repeat(0.1, static function (): void {})); // lets checkLoop() run
     }
 
@@ -52,12 +51,6 @@ trait RunsWorkers
         }
     }
 
-    protected function checkLoop(): void
-    {
-        if (microtime(true) > $this->deadline) {
-            self::fail("The test did not finish within {$this->timeLimit()} s.");
-        }
-    }
 
     protected function timeLimit(): float
     {
