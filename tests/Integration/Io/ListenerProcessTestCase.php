@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Io;
 
+use Nexus\Runtime\Driver\DriverFactory;
+use Nexus\Runtime\Driver\EpollDriver;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -23,6 +25,21 @@ abstract class ListenerProcessTestCase extends TestCase
         if (\is_resource($this->process)) {
             proc_terminate($this->process);
             proc_close($this->process);
+        }
+    }
+
+    /**
+     * Skips the test, with the reason, unless the epoll driver is there and this process may
+     * hold $descriptors descriptors (raising its soft limit up to the hard one if need be).
+     */
+    protected static function requireEpollFor(int $descriptors): void
+    {
+        $reason = EpollDriver::unsupportedReason();
+        if ($reason !== null) {
+            self::markTestSkipped("epoll is not available here: {$reason}");
+        }
+        if (DriverFactory::descriptorLimit() < $descriptors) {
+            self::markTestSkipped(\sprintf('RLIMIT_NOFILE is %d and cannot be raised to %d (raise the hard limit: ulimit -Hn, as root).', DriverFactory::descriptorLimit(), $descriptors));
         }
     }
 

@@ -26,15 +26,8 @@ final class TenThousandConnectionsTest extends ListenerProcessTestCase
 
     public function testEveryOneOfTenThousandConnectionsIsAnswered(): void
     {
-        $reason = EpollDriver::unsupportedReason();
-        if ($reason !== null) {
-            self::markTestSkipped("epoll is not available here: {$reason}");
-        }
         // Client sockets, the server's connections and some slack, in this process and the child.
-        $needed = self::IDLE + self::ACTIVE + 200;
-        if (DriverFactory::descriptorLimit() < $needed) {
-            self::markTestSkipped(sprintf('RLIMIT_NOFILE is %d and cannot be raised to %d (raise the hard limit: ulimit -Hn, as root).', DriverFactory::descriptorLimit(), $needed));
-        }
+        self::requireEpollFor(self::IDLE + self::ACTIVE + 200);
         $address = $this->start('c10k-server.php');
         $this->waitForLog('driver ');
         self::assertSame(1, preg_match('/driver epoll cap (\d+)/', $this->log(), $m), 'the child runs on epoll: ' . $this->log());

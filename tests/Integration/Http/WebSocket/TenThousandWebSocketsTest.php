@@ -30,15 +30,8 @@ final class TenThousandWebSocketsTest extends ListenerProcessTestCase
 
     public function testEveryOneOfTenThousandIdleWebSocketsGetsItsEcho(): void
     {
-        $reason = EpollDriver::unsupportedReason();
-        if ($reason !== null) {
-            self::markTestSkipped("epoll is not available here: {$reason}");
-        }
         // Client sockets, the server's connections and some slack, in this process and the child.
-        $needed = self::IDLE + 200;
-        if (DriverFactory::descriptorLimit() < $needed) {
-            self::markTestSkipped(\sprintf('RLIMIT_NOFILE is %d and cannot be raised to %d (raise the hard limit: ulimit -Hn, as root).', DriverFactory::descriptorLimit(), $needed));
-        }
+        self::requireEpollFor(self::IDLE + 200);
         $address = $this->start(__DIR__ . '/Fixture/c10k-ws-server.php');
         $this->waitForLog('driver ');
         self::assertSame(1, preg_match('/driver epoll cap (\d+)/', $this->log(), $m), 'the child runs on epoll: ' . $this->log());
