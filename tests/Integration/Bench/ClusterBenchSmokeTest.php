@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Bench;
 
-use Nexus\Tests\Integration\Cli\PhpProcess;
 use Nexus\Tests\Support\EtcdServer;
 use PHPUnit\Framework\TestCase;
 
@@ -20,14 +19,7 @@ final class ClusterBenchSmokeTest extends TestCase
         if (EtcdServer::binary($why) === null) {
             self::markTestSkipped("bench-cluster needs etcd: {$why}");
         }
-        $json = sys_get_temp_dir() . '/nexus-cluster-smoke-' . getmypid() . '.json';
-        try {
-            $process = PhpProcess::run(['bench/cluster/run.php', '--smoke', "--json={$json}"], __DIR__ . '/../../..', 180.0);
-            self::assertSame(0, $process->exitCode, $process->describe());
-            $results = json_decode((string) file_get_contents($json), true, flags: \JSON_THROW_ON_ERROR);
-        } finally {
-            @unlink($json);
-        }
+        [$process, $results] = SmokeRun::run('bench/cluster/run.php', 180.0);
 
         self::assertIsArray($results);
         $messaging = $results['messaging'] ?? null;

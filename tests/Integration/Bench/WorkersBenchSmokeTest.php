@@ -4,7 +4,6 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\Bench;
 
-use Nexus\Tests\Integration\Cli\PhpProcess;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -15,14 +14,7 @@ final class WorkersBenchSmokeTest extends TestCase
 {
     public function testTheSmokeRunMeasuresMessagingAndTheWorldWithOneAndTwoWorkers(): void
     {
-        $json = sys_get_temp_dir() . '/nexus-workers-smoke-' . getmypid() . '.json';
-        try {
-            $process = PhpProcess::run(['bench/workers/run.php', '--smoke', "--json={$json}"], __DIR__ . '/../../..', 90.0);
-            self::assertSame(0, $process->exitCode, $process->describe());
-            $results = json_decode((string) file_get_contents($json), true, flags: \JSON_THROW_ON_ERROR);
-        } finally {
-            @unlink($json);
-        }
+        [$process, $results] = SmokeRun::run('bench/workers/run.php', 90.0);
 
         self::assertIsArray($results);
         $messaging = $results['messaging'] ?? null;

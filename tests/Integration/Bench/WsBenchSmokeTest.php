@@ -5,7 +5,6 @@ declare(strict_types=1);
 namespace Nexus\Tests\Integration\Bench;
 
 use Nexus\Bench\WebSocket\WsReport;
-use Nexus\Tests\Integration\Cli\PhpProcess;
 use PHPUnit\Framework\TestCase;
 
 /**
@@ -22,14 +21,7 @@ final class WsBenchSmokeTest extends TestCase
         if (!is_file(self::ROOT . '/../shared/peers/workerman/src/Worker.php') && !is_file(self::ROOT . '/../../shared/peers/workerman/src/Worker.php')) {
             self::markTestSkipped('Workerman is not in ../shared/peers: make bench-ws needs it beside Nexus.');
         }
-        $json = sys_get_temp_dir() . '/nexus-ws-smoke-' . getmypid() . '.json';
-        try {
-            $process = PhpProcess::run(['bench/ws/run.php', '--smoke', "--json={$json}"], self::ROOT, 120.0);
-            self::assertSame(0, $process->exitCode, $process->describe());
-            $results = json_decode((string) file_get_contents($json), true, flags: \JSON_THROW_ON_ERROR);
-        } finally {
-            @unlink($json);
-        }
+        [$process, $results] = SmokeRun::run('bench/ws/run.php', 120.0);
 
         self::assertIsArray($results);
         foreach (['nexus', 'workerman'] as $server) {
