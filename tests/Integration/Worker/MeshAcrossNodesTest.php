@@ -5,18 +5,14 @@ declare(strict_types=1);
 namespace Nexus\Tests\Integration\Worker;
 
 use Nexus\Actor\ActorContext;
-use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetter;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\Message\Terminated;
-use Nexus\Log\MemoryLogger;
 use Nexus\Worker\Exception\NotDeliveredException;
-use Nexus\Worker\PoolOptions;
 use Nexus\Worker\Slots;
 use Nexus\Worker\Transport\Frames;
 use Nexus\Worker\Transport\FrameType;
-use Nexus\Worker\WorkerContext;
 use Nexus\Worker\Workers;
 use PHPUnit\Framework\TestCase;
 
@@ -29,15 +25,11 @@ final class MeshAcrossNodesTest extends TestCase
 {
     use RunsWorkers;
 
-    /** @var array<int, string> tcp address by slot */
-    private array $addresses = [];
-    /** @var list<Workers> */
-    private array $nodes = [];
 
     public function testTellsCrossNodesInOrderAndAsksComeBackOverTcp(): void
     {
-        $a = $this->node(5, 0);
-        $this->node(9, 0);
+        $a = $this->nodeWorker(5, 0);
+        $this->nodeWorker(9, 0);
         $received = [];
         $this->systems[1]->spawn(Behavior::receive(static function (int $n, ActorContext $ctx) use (&$received): void {
             $received[] = $n;
@@ -62,8 +54,8 @@ final class MeshAcrossNodesTest extends TestCase
 
     public function testARemoteSenderIsAnsweredAcrossNodesAndDeathWatchWorks(): void
     {
-        $a = $this->node(5, 0);
-        $this->node(9, 1);
+        $a = $this->nodeWorker(5, 0);
+        $this->nodeWorker(9, 1);
         $echo = $this->systems[1]->spawn(Behavior::receive(static function (string $text, ActorContext $ctx): ?Behavior {
             $ctx->reply("echo {$text}");
 
@@ -92,12 +84,12 @@ final class MeshAcrossNodesTest extends TestCase
 
     public function testANodeWithoutTheClusterSecretGetsNothingAndItsMessagesBecomeDeadLetters(): void
     {
-        $this->node(5, 0);
+        $this->nodeWorker(5, 0);
         $got = [];
         $this->systems[0]->spawn(Behavior::receive(static function (mixed $message) use (&$got): void {
             $got[] = $message;
         }), 'victim');
-        $impostor = $this->node(9, 0, secret: 'another-secret-another-secret-00', undeliveredTimeout: 0.5);
+        $impostor = $this->nodeWorker(9, 0, secret: 'another-secret-another-secret-00', undeliveredTimeout: 0.5);
         $dead = [];
         $this->systems[1]->eventStream->subscribe($this->systems[1]->spawn(Behavior::receive(static function (DeadLetter $letter) use (&$dead): void {
             $dead[] = $letter;
@@ -117,7 +109,7 @@ final class MeshAcrossNodesTest extends TestCase
 
     public function testBeforeItHasProvedItselfAPeerOnTheNetworkMaySendOnlyAHandshakeSizedFrameAndGetsNothing(): void
     {
-        $this->node(5, 0);
+        $this->nodeWorker(5, 0);
         $address = $this->addresses[Slots::id(5, 0)];
         $big = LinkPeer::client($address, self::SECRET, Slots::id(9, 0));
         $big->send(pack('NC', 64 * 1024 * 1024, FrameType::Hello->value) . str_repeat('a', 65_536));
@@ -133,7 +125,7 @@ final class MeshAcrossNodesTest extends TestCase
 
     public function testARecordedHandshakeReplayedOverTcpFails(): void
     {
-        $this->node(5, 0);
+        $this->nodeWorker(5, 0);
         $got = [];
         $this->systems[0]->spawn(Behavior::receive(static function (mixed $message) use (&$got): void {
             $got[] = $message;
@@ -151,47 +143,5 @@ final class MeshAcrossNodesTest extends TestCase
         $replay->send($genuine->sent);
         $this->runUntil(fn(): bool => $replay->poll()->closedByOtherSide && $this->logged(0, 'warning', 'its proof does not match'));
         self::assertSame(['genuine'], $got);
-    }
-
-    /**
-     * Worker $worker of node $node: its own runtime directory (its machine) and a TCP socket on
-     * loopback for the other nodes; every node learns where every other listens.
-     */
-    private function node(int $node, int $worker, string $secret = self::SECRET, float $undeliveredTimeout = 5.0): Workers
-    {
-        $dir = $this->dir . "-node{$node}";
-        if (!is_dir($dir)) {
-            mkdir($dir, 0o700);
-        }
-        $tcp = stream_socket_server('tcp://127.0.0.1:0');
-        self::assertIsResource($tcp);
-        $this->addresses[Slots::id($node, $worker)] = 'tcp://' . stream_socket_get_name($tcp, false);
-        $pair = stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-        self::assertIsArray($pair);
-        $logger = new MemoryLogger();
-        $system = new ActorSystem("node-{$node}-{$worker}", $logger, $this->loop);
-        $this->systems[] = $system;
-        $this->loggers[\count($this->systems) - 1] = $logger;
-        $context = new WorkerContext($worker, 2, 1, new PoolOptions(workers: 2, undeliveredTimeout: $undeliveredTimeout), $dir, $secret, null, $pair[1], $node, $tcp);
-        $this->contexts[] = $context;
-        $workers = $context->join($system);
-        $this->nodes[] = $workers;
-        foreach ($this->nodes as $each) {
-            $this->mesh($each)->setRemoteAddresses($this->addresses);
-        }
-
-        return $workers;
-    }
-
-    protected function tearDown(): void
-    {
-        foreach (glob($this->dir . '-node*') ?: [] as $dir) {
-            array_map('unlink', glob($dir . '/*') ?: []);
-            @rmdir($dir);
-        }
-        foreach ([$this->dir, $this->dir . '-never'] as $dir) {
-            array_map('unlink', glob($dir . '/*') ?: []);
-            @rmdir($dir);
-        }
     }
 }

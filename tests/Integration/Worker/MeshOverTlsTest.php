@@ -5,20 +5,16 @@ declare(strict_types=1);
 namespace Nexus\Tests\Integration\Worker;
 
 use Nexus\Actor\ActorContext;
-use Nexus\Actor\ActorSystem;
 use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\DeadLetter;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Io\Connection;
 use Nexus\Io\Connector;
-use Nexus\Log\MemoryLogger;
 use Nexus\Runtime\Future;
 use Nexus\Worker\Exception\NotDeliveredException;
-use Nexus\Worker\PoolOptions;
 use Nexus\Worker\Slots;
 use Nexus\Worker\Transport\FrameType;
 use Nexus\Worker\Transport\LinkTls;
-use Nexus\Worker\WorkerContext;
 use Nexus\Worker\Workers;
 use PHPUnit\Framework\TestCase;
 
@@ -34,10 +30,6 @@ final class MeshOverTlsTest extends TestCase
 {
     use RunsWorkers;
 
-    /** @var array<int, string> tcp address by slot */
-    private array $addresses = [];
-    /** @var list<Workers> */
-    private array $nodes = [];
 
     public function testTellsAndAsksCrossNodesOverTls(): void
     {
@@ -277,39 +269,6 @@ final class MeshOverTlsTest extends TestCase
      */
     private function node(int $node, ?LinkTls $tls, float $undeliveredTimeout = 5.0): Workers
     {
-        $dir = $this->dir . "-node{$node}";
-        if (!is_dir($dir)) {
-            mkdir($dir, 0o700);
-        }
-        $tcp = stream_socket_server('tcp://127.0.0.1:0');
-        self::assertIsResource($tcp);
-        $this->addresses[Slots::id($node, 0)] = 'tcp://' . stream_socket_get_name($tcp, false);
-        $pair = stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
-        self::assertIsArray($pair);
-        $logger = new MemoryLogger();
-        $system = new ActorSystem("node-{$node}", $logger, $this->loop);
-        $this->systems[] = $system;
-        $this->loggers[\count($this->systems) - 1] = $logger;
-        $context = new WorkerContext(0, 2, 1, new PoolOptions(workers: 2, undeliveredTimeout: $undeliveredTimeout), $dir, self::SECRET, null, $pair[1], $node, $tcp, $tls);
-        $this->contexts[] = $context;
-        $workers = $context->join($system);
-        $this->nodes[] = $workers;
-        foreach ($this->nodes as $each) {
-            $this->mesh($each)->setRemoteAddresses($this->addresses);
-        }
-
-        return $workers;
-    }
-
-    protected function tearDown(): void
-    {
-        foreach (glob($this->dir . '-node*') ?: [] as $dir) {
-            array_map('unlink', glob($dir . '/*') ?: []);
-            @rmdir($dir);
-        }
-        foreach ([$this->dir, $this->dir . '-never'] as $dir) {
-            array_map('unlink', glob($dir . '/*') ?: []);
-            @rmdir($dir);
-        }
+        return $this->nodeWorker($node, 0, self::SECRET, $undeliveredTimeout, $tls);
     }
 }

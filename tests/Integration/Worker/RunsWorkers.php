@@ -10,6 +10,8 @@ use Nexus\Runtime\Loop;
 use Nexus\Tests\Support\RunsTheLoop;
 use Nexus\Worker\Internal\Mesh;
 use Nexus\Worker\PoolOptions;
+use Nexus\Worker\Slots;
+use Nexus\Worker\Transport\LinkTls;
 use Nexus\Worker\WorkerContext;
 use Nexus\Worker\Workers;
 
@@ -27,6 +29,10 @@ trait RunsWorkers
     private string $dir;
     /** @var list<ActorSystem> */
     private array $systems = [];
+    /** @var array<int, string> TCP address of each node's slot (nodeWorker()) */
+    private array $addresses = [];
+    /** @var list<Workers> what nodeWorker() started, in order */
+    private array $nodes = [];
     /** @var array<int, MemoryLogger> */
     private array $loggers = [];
     /** @var list<WorkerContext> */
@@ -43,7 +49,7 @@ trait RunsWorkers
 
     protected function tearDown(): void
     {
-        foreach ([$this->dir, $this->dir . '-never'] as $dir) {
+        foreach ([$this->dir, $this->dir . '-never', ...(glob($this->dir . '-node*') ?: [])] as $dir) {
             foreach (glob($dir . '/*') ?: [] as $file) {
                 @unlink($file);
             }
@@ -73,6 +79,37 @@ trait RunsWorkers
         $this->contexts[] = $context;
 
         return $context->join($system);
+    }
+
+    /**
+     * Worker $worker of node $node: its own runtime directory (its machine) and a TCP socket on
+     * loopback for the other nodes, with TLS $tls on those links (null: plain TCP); every node
+     * started so far learns where every other listens.
+     */
+    private function nodeWorker(int $node, int $worker, string $secret = self::SECRET, float $undeliveredTimeout = 5.0, ?LinkTls $tls = null): Workers
+    {
+        $dir = $this->dir . "-node{$node}";
+        if (!is_dir($dir)) {
+            mkdir($dir, 0o700);
+        }
+        $tcp = stream_socket_server('tcp://127.0.0.1:0');
+        self::assertIsResource($tcp);
+        $this->addresses[Slots::id($node, $worker)] = 'tcp://' . stream_socket_get_name($tcp, false);
+        $pair = stream_socket_pair(\STREAM_PF_UNIX, \STREAM_SOCK_STREAM, \STREAM_IPPROTO_IP);
+        self::assertIsArray($pair);
+        $logger = new MemoryLogger();
+        $system = new ActorSystem("node-{$node}-{$worker}", $logger, $this->loop);
+        $this->systems[] = $system;
+        $this->loggers[\count($this->systems) - 1] = $logger;
+        $context = new WorkerContext($worker, 2, 1, new PoolOptions(workers: 2, undeliveredTimeout: $undeliveredTimeout), $dir, $secret, null, $pair[1], $node, $tcp, $tls);
+        $this->contexts[] = $context;
+        $workers = $context->join($system);
+        $this->nodes[] = $workers;
+        foreach ($this->nodes as $each) {
+            $this->mesh($each)->setRemoteAddresses($this->addresses);
+        }
+
+        return $workers;
     }
 
     /**
