@@ -53,7 +53,7 @@ final class EtcdServer
         if (!mkdir($dir, 0o700)) {
             throw new \RuntimeException("Could not create the temp directory {$dir} for etcd.");
         }
-        return new self($binary, self::freePort(), self::freePort(), $dir);
+        return new self($binary, FreePort::get(), FreePort::get(), $dir);
     }
 
     public function endpoint(): string
@@ -211,17 +211,5 @@ final class EtcdServer
         }
 
         return false;
-    }
-
-    private static function freePort(): int
-    {
-        $probe = stream_socket_server('tcp://127.0.0.1:0', $errno, $errstr);
-        if ($probe === false) {
-            throw new \RuntimeException("Could not find a free port: {$errstr}");
-        }
-        $name = (string) stream_socket_get_name($probe, false);
-        fclose($probe);
-
-        return (int) substr($name, (int) strrpos($name, ':') + 1);
     }
 }

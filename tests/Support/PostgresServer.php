@@ -51,7 +51,7 @@ final class PostgresServer
         if ($asRoot && !chown($dir, 'postgres')) {
             throw new \RuntimeException('Running as root, but could not give the test directory to the `postgres` OS user; install postgresql (make setup) or run the tests as a normal user.');
         }
-        $server = new self($dir, self::freePort());
+        $server = new self($dir, FreePort::get());
         try {
             $server->run([$binDir . '/initdb', '-D', $dir . '/data', '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'], 'initdb');
             $server->run([
@@ -153,18 +153,6 @@ final class PostgresServer
         }
 
         throw new \RuntimeException('The PostgreSQL server binaries were not found under /usr/lib/postgresql/*/bin; run `make setup` to install them.');
-    }
-
-    private static function freePort(): int
-    {
-        $socket = stream_socket_server('tcp://127.0.0.1:0', $errno, $error);
-        if ($socket === false) {
-            throw new \RuntimeException("Could not find a free port: {$error}");
-        }
-        $name = (string) stream_socket_get_name($socket, false);
-        fclose($socket);
-
-        return (int) substr($name, (int) strrpos($name, ':') + 1);
     }
 
     private static function remove(string $path): void

@@ -30,7 +30,7 @@ final class RedisServer
         $binary = self::binary();
         $lastError = '';
         for ($attempt = 0; $attempt < 3; ++$attempt) {
-            $port = self::freePort();
+            $port = FreePort::get();
             $dir = sys_get_temp_dir() . '/nexus-redis-' . bin2hex(random_bytes(4));
             if (!mkdir($dir, 0o700)) {
                 throw new \RuntimeException("Could not create the temp directory {$dir} for redis-server.");
@@ -145,18 +145,6 @@ final class RedisServer
         }
 
         throw new \RuntimeException('redis-server is not installed, and the Redis tests need a real server: run `make setup` (it installs it).');
-    }
-
-    private static function freePort(): int
-    {
-        $probe = stream_socket_server('tcp://127.0.0.1:0', $errno, $errstr);
-        if ($probe === false) {
-            throw new \RuntimeException("Could not find a free port: {$errstr}");
-        }
-        $name = (string) stream_socket_get_name($probe, false);
-        fclose($probe);
-
-        return (int) substr($name, (int) strrpos($name, ':') + 1);
     }
 
     private static function removeDir(string $dir): void

@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Tests\Integration\HttpClient;
 
+use Nexus\Tests\Support\FreePort;
+
 /**
  * A throwaway nginx on 127.0.0.1 for the client tests, in a temp directory with its own document
  * root, on free ports:
@@ -47,7 +49,7 @@ final class NginxServer
         file_put_contents("{$dir}/root/small.txt", "hello from nginx\n");
         file_put_contents("{$dir}/root/text.txt", self::text());
         file_put_contents("{$dir}/root/random.bin", random_bytes(1 << 20));
-        [$port, $tlsPort, $shortPort] = [self::freePort(), self::freePort(), self::freePort()];
+        [$port, $tlsPort, $shortPort] = [FreePort::get(), FreePort::get(), FreePort::get()];
         $user = posix_geteuid() === 0 ? 'user root;' : '';
         file_put_contents("{$dir}/nginx.conf", <<<CONF
             {$user}
@@ -202,17 +204,5 @@ final class NginxServer
         fclose($socket);
 
         return true;
-    }
-
-    private static function freePort(): int
-    {
-        $socket = stream_socket_server('tcp://127.0.0.1:0', $errno, $errstr);
-        if ($socket === false) {
-            throw new \RuntimeException("Cannot find a free port: {$errstr}");
-        }
-        $name = (string) stream_socket_get_name($socket, false);
-        fclose($socket);
-
-        return (int) substr($name, (int) strrpos($name, ':') + 1);
     }
 }

@@ -11,6 +11,7 @@ use Nexus\Persistence\Store\Postgres\PostgresUrl;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Tests\Support\FreePort;
 use Nexus\Worker\RendezvousHash;
 use PHPUnit\Framework\TestCase;
 
@@ -215,7 +216,7 @@ final class ServeDurableCountersTest extends TestCase
      */
     private function underFaults(array $store): void
     {
-        $port = self::freePort();
+        $port = FreePort::get();
         $this->start(['--workers=2', ...$store], $port);
         $master = $this->masterPid();
         $loop = new Loop();
@@ -336,16 +337,6 @@ final class ServeDurableCountersTest extends TestCase
     private function masterPid(): int
     {
         return proc_get_status($this->process ?? throw new \LogicException('not started'))['pid'];
-    }
-
-    private static function freePort(): int
-    {
-        $server = stream_socket_server('tcp://127.0.0.1:0');
-        self::assertIsResource($server);
-        $name = (string) stream_socket_get_name($server, false);
-        fclose($server);
-
-        return (int) substr($name, strrpos($name, ':') + 1);
     }
 
     /**
