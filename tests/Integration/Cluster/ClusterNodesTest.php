@@ -255,55 +255,8 @@ final class ClusterNodesTest extends TestCase
     }
 
     /**
-     * @param list<string>      $names
-     * @param list<NodeProcess> $nodes
-     */
-    private function load(array $names, array $nodes): CounterLoad
-    {
-        $this->load = new CounterLoad($this->loop, $names, array_map(static fn(NodeProcess $n): string => $n->url, $nodes), 8);
-        $this->load->start();
-
-        return $this->load;
-    }
-
-    private function finish(CounterLoad $load): void
-    {
-        $load->stop();
-        $this->runUntil(static fn(): bool => $load->isIdle());
-    }
-
-    /**
-     * @param array<string, int|null> $totals
-     */
-    private function assertExact(CounterLoad $load, array $totals, string $when): void
-    {
-        foreach ($totals as $name => $total) {
-            self::assertNotNull($total, "{$name} answered {$when}");
-            self::assertGreaterThanOrEqual($load->acked[$name], $total, "{$name} {$when}: no acknowledged increment lost");
-            self::assertLessThanOrEqual($load->acked[$name] + $load->ambiguous[$name], $total, "{$name} {$when}: none doubled");
-            $values = $load->values[$name];
-            self::assertSame(\count($values), \count(array_unique($values)), "{$name} {$when}: no value acknowledged twice");
-        }
-    }
-
-    /**
-     * @param list<string> $names
-     *
-     * @return array<string, int|null>
-     */
-    private function totalsThrough(NodeProcess $node, array $names): array
-    {
-        $reader = new CounterLoad($this->loop, $names, [$node->url]);
-        try {
-            return $reader->totals();
-        } finally {
-            $reader->close();
-        }
-    }
-
-    /**
-     * The journal shows one owner at a time: per counter, each writer (slot and process) wrote
-     * one unbroken run, and each later run has a higher epoch.
+     * The journal shows one owner at a time: per counter, each activation (slot, process and
+     * epoch) wrote one unbroken run, and each later run has a higher epoch.
      */
     private function assertOneOwnerAtATime(): void
     {

@@ -38,23 +38,11 @@ final class ClusterOverMutualTlsTest extends TestCase
             $this->nodes[] = new NodeProcess($name, 'etcd://127.0.0.1:' . $this->etcd->port . '/test', $this->dir, "{$this->dir}/{$name}.log", 2, 3, $tls);
         }
         $names = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'];
-        $load = $this->load = new CounterLoad($this->loop, $names, array_map(static fn(NodeProcess $n): string => $n->url, $this->nodes), 6);
-        $load->start();
+        $load = $this->load($names, $this->nodes, 6);
         $this->runUntil(static fn(): bool => array_sum($load->acked) >= 80);
-        $load->stop();
-        $this->runUntil(static fn(): bool => $load->isIdle());
+        $this->finish($load);
 
-        $reader = new CounterLoad($this->loop, $names, [$this->nodes[1]->url]);
-        try {
-            $totals = $reader->totals();
-        } finally {
-            $reader->close();
-        }
-        foreach ($totals as $name => $total) {
-            self::assertNotNull($total, "{$name} answered:\n" . $this->logs());
-            self::assertGreaterThanOrEqual($load->acked[$name], $total, "{$name}: no acknowledged increment lost");
-            self::assertLessThanOrEqual($load->acked[$name] + $load->ambiguous[$name], $total, "{$name}: none doubled");
-        }
+        $this->assertExact($load, $this->totalsThrough($this->nodes[1], $names), 'over mutual TLS');
         // Both nodes host counters and every counter was asked through both: requests crossed.
         $deadline = microtime(true) + 30.0;
         while ($this->entitiesByNode() !== ['a' => true, 'b' => true]) {

@@ -55,22 +55,10 @@ final class NodeWaitsForEtcdTest extends TestCase
         }
 
         $names = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
-        $load = $this->load = new CounterLoad($this->loop, $names, array_map(static fn(NodeProcess $n): string => $n->url, $nodes), 6);
-        $load->start();
+        $load = $this->load($names, $nodes, 6);
         $this->runUntil(static fn(): bool => array_sum($load->acked) >= 60);
-        $load->stop();
-        $this->runUntil(static fn(): bool => $load->isIdle());
-        $reader = new CounterLoad($this->loop, $names, [$nodes[0]->url]);
-        try {
-            $totals = $reader->totals();
-        } finally {
-            $reader->close();
-        }
-        foreach ($totals as $name => $total) {
-            self::assertNotNull($total, "{$name} answered:\n" . $this->logs());
-            self::assertGreaterThanOrEqual($load->acked[$name], $total, "{$name}: no acknowledged increment lost");
-            self::assertLessThanOrEqual($load->acked[$name] + $load->ambiguous[$name], $total, "{$name}: none doubled");
-        }
+        $this->finish($load);
+        $this->assertExact($load, $this->totalsThrough($nodes[0], $names), 'after etcd came');
         foreach ($nodes as $node) {
             \assert($node->admin !== null);
             $this->pollUntil(static function () use ($node): bool {

@@ -54,6 +54,60 @@ trait RunsClusterNodes
         exec('rm -rf ' . escapeshellarg($this->dir));
     }
 
+    /**
+     * Starts $clients clients incrementing the counters $names through $nodes in turn.
+     *
+     * @param list<string>      $names
+     * @param list<NodeProcess> $nodes
+     */
+    private function load(array $names, array $nodes, int $clients = 8): CounterLoad
+    {
+        $this->load = new CounterLoad($this->loop, $names, array_map(static fn(NodeProcess $n): string => $n->url, $nodes), $clients);
+        $this->load->start();
+
+        return $this->load;
+    }
+
+    private function finish(CounterLoad $load): void
+    {
+        $load->stop();
+        $this->runUntil(static fn(): bool => $load->isIdle());
+    }
+
+    /**
+     * Every counter's total holds what was acknowledged and at most what was ambiguous besides
+     * (none lost, none doubled), and no value was acknowledged twice.
+     *
+     * @param array<string, int|null> $totals
+     */
+    private function assertExact(CounterLoad $load, array $totals, string $when): void
+    {
+        foreach ($totals as $name => $total) {
+            self::assertNotNull($total, "{$name} answered {$when}:\n" . $this->logs());
+            self::assertGreaterThanOrEqual($load->acked[$name], $total, "{$name} {$when}: no acknowledged increment lost");
+            self::assertLessThanOrEqual($load->acked[$name] + $load->ambiguous[$name], $total, "{$name} {$when}: none doubled");
+            $values = $load->values[$name];
+            self::assertSame(\count($values), \count(array_unique($values)), "{$name} {$when}: no value acknowledged twice");
+        }
+    }
+
+    /**
+     * The counters' totals read through $node.
+     *
+     * @param list<string> $names
+     *
+     * @return array<string, int|null>
+     */
+    private function totalsThrough(NodeProcess $node, array $names): array
+    {
+        $reader = new CounterLoad($this->loop, $names, [$node->url]);
+        try {
+            return $reader->totals();
+        } finally {
+            $reader->close();
+        }
+    }
+
     protected function checkLoop(): void
     {
         if (microtime(true) > $this->deadline) {
