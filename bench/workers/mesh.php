@@ -95,15 +95,8 @@ $systems[0]->spawn($echo, 'echo');
 $remoteEcho = $workers[0]->at(1, '/user/echo');
 $localEcho = $workers[0]->at(0, '/user/echo');
 
-$baskets = [];
-for ($b = 0; $b < 64; ++$b) {
-    $items = [];
-    for ($i = 0; $i <= $b % 5; ++$i) {
-        $items[] = [round(1.5 + $b * 0.75 + $i, 2), 1 + ($b + $i) % 4];
-    }
-    $baskets[] = $items;
-}
-$tiers = ['gold', 'silver', 'standard', 'standard'];
+$baskets = WorldOrder::baskets();
+$tiers = WorldOrder::TIERS;
 $make = [
     'ints' => static fn(int $i): int => $i,
     'strings' => static fn(int $i): string => "order-{$i}",

@@ -386,15 +386,8 @@ final class BenchWorker implements WorkerMain
      */
     private static function driver(array $shards): Behavior
     {
-        $baskets = [];
-        for ($b = 0; $b < 64; ++$b) {
-            $items = [];
-            for ($i = 0; $i <= $b % 5; ++$i) {
-                $items[] = [round(1.5 + $b * 0.75 + $i, 2), 1 + ($b + $i) % 4];
-            }
-            $baskets[] = $items;
-        }
-        $tiers = ['gold', 'silver', 'standard', 'standard'];
+        $baskets = WorldOrder::baskets();
+        $tiers = WorldOrder::TIERS;
         $count = \count($shards);
 
         return Behavior::receive(static function (mixed $message, ActorContext $ctx) use ($shards, $baskets, $tiers, $count): void {
