@@ -40,8 +40,9 @@ final class EpollDriver implements PollDriver
     private const CTL_DEL = 2;
     private const CTL_MOD = 3;
     private const CLOEXEC = 0x80000;
-    private const EINTR = 4;
     private const EBADF = 9;
+    private const EFAULT = 14;
+    private const EINVAL = 22;
     private const EEXIST = 17;
     private const ENOENT = 2;
     private const EPERM = 1;
@@ -256,7 +257,12 @@ final class EpollDriver implements PollDriver
         if ($n < 0) {
             $errno = self::errno();
             $this->lastReady = 0;
-            if ($errno === self::EINTR) {
+            // epoll_wait() fails only with EBADF, EFAULT, EINVAL or EINTR. A signal that ends the
+            // wait (EINTR) has its PHP handler run as soon as the call returns, before errno can
+            // be read here, and whatever that handler does (a write to the loop's wake-up socket,
+            // a failed read) may leave another errno behind (EAGAIN was seen): every errno but
+            // the three real failures is such an interruption.
+            if ($errno !== self::EBADF && $errno !== self::EFAULT && $errno !== self::EINVAL) {
                 return \count($read) + \count($write);
             }
             $this->lastError = "epoll_wait() failed with errno {$errno}";

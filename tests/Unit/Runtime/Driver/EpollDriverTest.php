@@ -9,6 +9,8 @@ use Nexus\Runtime\Driver\EpollDriver;
 use Nexus\Runtime\Driver\PollDriver;
 use Nexus\Runtime\Exception\PollFailedException;
 use Nexus\Runtime\Loop;
+use Nexus\Tests\Integration\Runtime\ChildProcess;
+use PHPUnit\Framework\Attributes\RequiresPhpExtension;
 
 final class EpollDriverTest extends PollDriverTestCase
 {
@@ -183,6 +185,45 @@ final class EpollDriverTest extends PollDriverTestCase
         fwrite($parentPeer, 'p');
         self::assertSame(1, $this->pollOnce($driver, 2.0, $read, $write));
         self::assertSame([1], array_keys($read), 'the parent still watches its stream, and not the child\'s');
+    }
+
+    /**
+     * A signal ends epoll_wait() with EINTR, and PHP runs the signal's handler as soon as the call
+     * returns, before the driver reads errno: a handler that leaves another errno behind (here
+     * EAGAIN, from a read of an empty non-blocking socket, as the loop's own wake-up write can)
+     * must not turn the interruption into a failed poll.
+     */
+    #[RequiresPhpExtension('pcntl')]
+    #[RequiresPhpExtension('posix')]
+    public function testASignalWhoseHandlerChangesErrnoStillCountsAsAnInterruptedWait(): void
+    {
+        $driver = $this->driver();
+        [$watched] = $this->pair();
+        [$empty] = $this->pair();
+        stream_set_blocking($empty, false);
+        $driver->watchRead(1, $watched);
+        $asyncSignals = pcntl_async_signals(true);
+        $handled = 0;
+        pcntl_signal(\SIGUSR2, static function () use ($empty, &$handled): void {
+            ++$handled;
+            @fread($empty, 1); // EAGAIN
+        });
+        $child = new ChildProcess('usleep(100000); posix_kill((int) $argv[1], SIGUSR2);', [(string) getmypid()]);
+        try {
+            $read = $write = [];
+            $start = hrtime(true);
+            $ready = $driver->poll(5.0, $read, $write);
+            $waited = (hrtime(true) - $start) / 1e9;
+        } finally {
+            pcntl_signal(\SIGUSR2, \SIG_DFL);
+            pcntl_async_signals($asyncSignals);
+        }
+
+        self::assertSame(0, $child->close());
+        self::assertSame(1, $handled);
+        self::assertSame(0, $ready, 'the interrupted wait reports nothing ready, not a failure: ' . $driver->lastError());
+        self::assertSame([], $read);
+        self::assertLessThan(4.0, $waited, 'the signal ended the wait');
     }
 
     /**
