@@ -315,20 +315,21 @@ final class Future
         $ambient = $scheduler->cancellation();
         $cancellation?->throwIfRequested();
         $ambient?->throwIfRequested();
-        $waiter = new Waiter($fiber, $loop);
+        $waiter = $scheduler->waiterFor($fiber);
+        $waiter->arm($fiber);
         $callback = $this->nextCallback++;
-        $this->callbacks[$callback] = $waiter->wake(...);
-        $timer = $timeout === null ? null : $loop->delay($timeout, $waiter->wake(...));
+        $this->callbacks[$callback] = $waiter->onWake;
+        $timer = $timeout === null ? null : $loop->delay($timeout, $waiter->onWake);
         if ($cancellation !== null || $ambient !== null) {
-            $onCancel = $waiter->cancel(...);
-            $explicitId = $cancellation?->subscribe($onCancel);
-            $ambientId = $ambient?->subscribe($onCancel);
+            $explicitId = $cancellation?->subscribe($waiter->onCancel);
+            $ambientId = $ambient?->subscribe($waiter->onCancel);
         } else {
             $explicitId = $ambientId = null;
         }
         try {
             $scheduler->suspend();
         } finally {
+            $waiter->disarm();
             if ($timer !== null) {
                 $loop->cancel($timer);
             }

@@ -79,7 +79,8 @@ final class ActorCell implements ActorContext, Runnable
     public readonly string $path;
     public readonly Mailbox $mailbox;
     public int $status = self::NEW;
-    private bool $scheduled = false;
+    /** On the run queue, or running. @internal read by LocalActorRef::ask() */
+    public bool $scheduled = false;
     /** @var list<SystemMessage> */
     private array $systemMessages = [];
 
@@ -204,7 +205,7 @@ final class ActorCell implements ActorContext, Runnable
     public function run(): void
     {
         $system = $this->system;
-        $system->scheduler->current = $this;
+        // The scheduler made this actor its current runnable: the implicit sender of its tells.
         // Set a few times a second while stats are enabled: the next turn is timed.
         $timed = $system->sampleNextTurn ? hrtime(true) : 0;
         if ($this->systemMessages !== []) {

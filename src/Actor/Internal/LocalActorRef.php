@@ -52,8 +52,15 @@ final class LocalActorRef implements Endpoint
         $deferred = new Deferred($loop);
         $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path, $timeout, $message, $system->stats);
         $responder->timer = $loop->delay($timeout, $responder->timedOut(...));
-        $trace = $system->scheduler->trace;
-        $this->cell->deliver($trace === null ? $message : new Traced($message, $trace), $responder);
+        $scheduler = $system->scheduler;
+        $trace = $scheduler->trace;
+        $cell = $this->cell;
+        $idle = !$cell->scheduled;
+        $cell->deliver($trace === null ? $message : new Traced($message, $trace), $responder);
+        if ($idle && $cell->scheduled) {
+            // This ask queued the actor: if the asker waits now, the actor runs next (see Scheduler).
+            $scheduler->asked = $cell;
+        }
 
         return $deferred->future();
     }
