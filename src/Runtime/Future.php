@@ -237,7 +237,7 @@ final class Future
     }
 
     /**
-     * @internal called by Deferred
+     * @internal called by Deferred (and by a local ask's AskResponder, which stands for one)
      */
     public function settle(?\Throwable $error, mixed $value): bool
     {
