@@ -328,20 +328,13 @@ final class Future
         }
         try {
             $scheduler->suspend();
-        } finally {
-            $waiter->disarm();
-            if ($timer !== null) {
-                $loop->cancel($timer);
-            }
-            if ($explicitId !== null) {
-                $cancellation->unsubscribe($explicitId);
-            }
-            if ($ambientId !== null) {
-                $ambient->unsubscribe($ambientId);
-            }
-            // A waiter that gave up leaves nothing behind on a future that may never settle.
-            unset($this->callbacks[$callback]);
+        } catch (\Throwable $e) {
+            $this->endWait($waiter, $timer, $callback, $cancellation, $explicitId, $ambient, $ambientId);
+
+            throw $e;
         }
+        // Not a finally (see Scheduler::suspend()).
+        $this->endWait($waiter, $timer, $callback, $cancellation, $explicitId, $ambient, $ambientId);
         if ($this->state !== self::PENDING) {
             return;
         }
@@ -350,6 +343,28 @@ final class Future
         }
 
         throw new TimeoutException(\sprintf('Gave up waiting for a future after %.3f s.', $timeout ?? 0.0));
+    }
+
+    /**
+     * Undoes what a wait registered: a waiter that gave up leaves nothing behind on a future that
+     * may never settle, nor on the loop or the cancellations.
+     */
+    private function endWait(Waiter $waiter, ?int $timer, int $callback, ?Cancellation $cancellation, ?int $explicitId, ?Cancellation $ambient, ?int $ambientId): void
+    {
+        $waiter->disarm();
+        if ($timer !== null) {
+            \assert($this->loop !== null);
+            $this->loop->cancel($timer);
+        }
+        if ($explicitId !== null) {
+            \assert($cancellation !== null);
+            $cancellation->unsubscribe($explicitId);
+        }
+        if ($ambientId !== null) {
+            \assert($ambient !== null);
+            $ambient->unsubscribe($ambientId);
+        }
+        unset($this->callbacks[$callback]);
     }
 
     private function runLoopUntilSettled(?float $timeout, ?Cancellation $cancellation): void

@@ -299,16 +299,22 @@ final class Scheduler
             $this->asked = null;
             $last = \count($this->queue) - 1;
             if ($this->next === null && $last >= 0 && $this->queue[$last] === $asked) {
-                $this->queue = \array_slice($this->queue, 0, $last);
+                array_pop($this->queue);
                 $this->next = $asked;
             }
         }
+        // What runs while this task waits neither runs as it nor under its cancellation or trace.
+        // (Fields written only when they change: a typed field's write is a slow call here.)
         $cancellation = $this->cancellation();
-        $this->cancellation = null;
+        if ($this->cancellation !== null) {
+            $this->cancellation = null;
+        }
         $current = $this->current;
-        $this->current = null; // what runs while this task waits does not run as it
+        $this->current = null;
         $trace = $this->trace;
-        $this->trace = null; // what runs while this task waits is not part of its trace
+        if ($trace !== null) {
+            $this->trace = null;
+        }
         if ($fiber === $this->dispatcher) {
             $this->dispatcher = null;
             if (++$this->waiting > $this->keep >> 1) {
@@ -318,11 +324,31 @@ final class Scheduler
                 }
             }
         }
+        // No finally here or in Future::await(): PHP 8.2's tracing JIT compiles no trace through
+        // one, so the code after every wait would run in the interpreter. What a finally would
+        // add is only for a fiber destroyed while it waits, whose state is garbage by then.
         try {
-            return \Fiber::suspend();
-        } finally {
-            $this->current = $current;
+            $value = \Fiber::suspend();
+        } catch (\Throwable $e) {
+            $this->resumed($current, $cancellation, $trace);
+
+            throw $e;
+        }
+        $this->resumed($current, $cancellation, $trace);
+
+        return $value;
+    }
+
+    /**
+     * Puts back what the task that waited runs as, under and in.
+     */
+    private function resumed(?Runnable $current, ?Cancellation $cancellation, ?TraceContext $trace): void
+    {
+        $this->current = $current;
+        if ($cancellation !== $this->cancellation) {
             $this->cancellation = $cancellation;
+        }
+        if ($trace !== $this->trace) {
             $this->trace = $trace;
         }
     }

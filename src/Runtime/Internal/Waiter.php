@@ -49,7 +49,9 @@ final class Waiter implements Runnable
     {
         $this->fiber = $fiber;
         $this->waiting = true;
-        $this->cancelled = null;
+        if ($this->cancelled !== null) {
+            $this->cancelled = null;
+        }
     }
 
     /**
@@ -58,7 +60,9 @@ final class Waiter implements Runnable
     public function disarm(): void
     {
         $this->fiber = null;
-        $this->waiting = false;
+        if ($this->waiting) {
+            $this->waiting = false; // a wait that ended early (timeout, cancellation): no wake comes
+        }
     }
 
     public function wake(): void
