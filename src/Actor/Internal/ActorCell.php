@@ -150,8 +150,7 @@ final class ActorCell implements ActorContext, Runnable
 
             return;
         }
-        $result = $this->mailbox->enqueue($message, $sender);
-        if ($result !== EnqueueResult::Accepted && !$this->overflow($result, $message, $sender)) {
+        if (!$this->mailbox->offer($message, $sender) && !$this->overflow($this->mailbox->enqueue($message, $sender), $message, $sender)) {
             return;
         }
         if (!$this->scheduled) {
@@ -231,7 +230,23 @@ final class ActorCell implements ActorContext, Runnable
                 // rest of this batch still in the mailbox, in order.
                 ++$mailbox->head;
                 --$budget;
-                $this->invoke($message, $senders[$i]);
+                if ($message instanceof AutoReceived || !$this->state instanceof Stateless) {
+                    $this->invoke($message, $senders[$i]);
+                } else {
+                    // invoke() for the common case (a user message to a receive() behavior),
+                    // written out: a call per message is a fair part of its cost.
+                    $this->currentMessage = $message;
+                    $this->currentSender = $senders[$i];
+                    try {
+                        \assert($this->handler !== null);
+                        $next = ($this->handler)($message, $this);
+                        if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same) {
+                            $this->transition($next, $message);
+                        }
+                    } catch (\Throwable $e) {
+                        $this->fail($e);
+                    }
+                }
                 if ($this->systemMessages !== []) {
                     $this->processSystemMessages();
                 }

@@ -48,6 +48,25 @@ final class Mailbox
         }
     }
 
+    /**
+     * Queues the message if there is room, as enqueue() does; false, queuing nothing, when the
+     * mailbox is full (then enqueue() applies the overflow policy). The actor's fast path: a
+     * bool, not an EnqueueResult (returning and comparing an enum case costs a class check).
+     *
+     * @internal
+     */
+    public function offer(mixed $message, ?ActorRef $sender): bool
+    {
+        if (\count($this->messages) - $this->head < $this->capacity) {
+            $this->messages[] = $message;
+            $this->senders[] = $sender;
+
+            return true;
+        }
+
+        return false;
+    }
+
     public function enqueue(mixed $message, ?ActorRef $sender = null): EnqueueResult
     {
         if (\count($this->messages) - $this->head < $this->capacity) {
