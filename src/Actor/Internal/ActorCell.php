@@ -88,7 +88,11 @@ final class ActorCell implements ActorContext, Runnable
     /** The state of a withState() behavior; Stateless::Instance for the others. */
     private mixed $state = Stateless::Instance;
     private ?\Closure $onSignal = null;
-    /** The message being handled, or NoMessage::Instance between messages. */
+    /**
+     * The message being handled, NoMessage::Instance between messages, or
+     * TakenFromMailbox::Instance while it is the one the run loop took from the mailbox last
+     * (then $currentSender is not used: see message() and sender()).
+     */
     private mixed $currentMessage = NoMessage::Instance;
     private ?ActorRef $currentSender = null;
 
@@ -150,8 +154,13 @@ final class ActorCell implements ActorContext, Runnable
 
             return;
         }
-        if (!$this->mailbox->offer($message, $sender) && !$this->overflow($this->mailbox->enqueue($message, $sender), $message, $sender)) {
-            return;
+        if (!$this->mailbox->offer($message, $sender)) {
+            if ($this->mailbox->overflow === OverflowPolicy::DropOldest) {
+                $this->pin(); // dropping the oldest moves the mailbox's head
+            }
+            if (!$this->overflow($this->mailbox->enqueue($message, $sender), $message, $sender)) {
+                return;
+            }
         }
         if (!$this->scheduled) {
             $this->scheduled = true;
@@ -168,6 +177,7 @@ final class ActorCell implements ActorContext, Runnable
         if ($this->status >= self::STOPPING) {
             return;
         }
+        $this->pin();
         $this->mailbox->prepend([[$pill, null]]);
         if (!$this->scheduled) {
             $this->scheduled = true;
@@ -225,23 +235,38 @@ final class ActorCell implements ActorContext, Runnable
                 $this->extras->lastActivity = $this->system->loop->now();
             }
             $generation = $mailbox->generation;
+            // The message in hand is the mailbox's last taken one: nothing to write per message
+            // (two typed fields cost more than the rest of the loop). Whatever changes the
+            // mailbox's layout during a handler pins it first (pin()).
+            $this->currentMessage = TakenFromMailbox::Instance;
             foreach ($messages as $i => $message) {
                 // Taken before it is handled: an unstash or a stop during the handler sees the
                 // rest of this batch still in the mailbox, in order.
                 ++$mailbox->head;
                 --$budget;
-                if ($message instanceof AutoReceived || !$this->state instanceof Stateless) {
-                    $this->invoke($message, $senders[$i]);
+                if ($message instanceof AutoReceived) {
+                    $this->autoReceive($message, $senders[$i]);
+                    if ($mailbox->generation === $generation) {
+                        $this->currentMessage = TakenFromMailbox::Instance;
+                    }
                 } else {
-                    // invoke() for the common case (a user message to a receive() behavior),
-                    // written out: a call per message is a fair part of its cost.
-                    $this->currentMessage = $message;
-                    $this->currentSender = $senders[$i];
+                    // invoke() for a user message, written out: a call per message is a fair
+                    // part of its cost.
                     try {
                         \assert($this->handler !== null);
-                        $next = ($this->handler)($message, $this);
-                        if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same) {
-                            $this->transition($next, $message);
+                        $state = $this->state;
+                        if ($state instanceof Stateless) {
+                            $next = ($this->handler)($message, $this);
+                            if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same) {
+                                $this->transition($next, $message);
+                            }
+                        } else {
+                            $next = ($this->handler)($state, $message, $this);
+                            if (!$next instanceof Behavior) {
+                                $this->state = $next;
+                            } elseif ($next->kind !== BehaviorKind::Same) {
+                                $this->transition($next, $message);
+                            }
                         }
                     } catch (\Throwable $e) {
                         $this->fail($e);
@@ -262,7 +287,9 @@ final class ActorCell implements ActorContext, Runnable
             $system->stats->sampled($this->kind(), $throughput - $budget, (hrtime(true) - $timed) / 1e9);
         }
         $this->currentMessage = NoMessage::Instance;
-        $this->currentSender = null;
+        if ($this->currentSender !== null) {
+            $this->currentSender = null; // set only for a message handled other than through the mailbox
+        }
         if ($this->extras !== null && $this->extras->roomWaiters !== []) {
             $this->releaseRoomWaiters();
         }
@@ -433,7 +460,7 @@ final class ActorCell implements ActorContext, Runnable
     {
         $events = $this->system->eventStream;
         if ($events->hasSubscribers(UnhandledMessage::class)) {
-            $events->publish(new UnhandledMessage($message, $this->currentSender, $this->ref));
+            $events->publish(new UnhandledMessage($message, $this->sender(), $this->ref));
         }
         $this->system->logger->debug('{actor} did not handle {message}.', [
             'actor' => $this->path,
@@ -608,7 +635,7 @@ final class ActorCell implements ActorContext, Runnable
 
     private function fail(\Throwable $error): void
     {
-        $message = $this->currentMessage instanceof NoMessage ? null : $this->currentMessage;
+        $message = $this->message();
         $this->system->reportFailure($this->ref, $error, $message);
         if ($this->parent === null || $this->status >= self::STOPPING) {
             return;
@@ -706,6 +733,7 @@ final class ActorCell implements ActorContext, Runnable
         // Before its queue becomes dead letters: an actor subscribed to DeadLetter would
         // otherwise be sent the event of each, which is a dead letter again, without end.
         $this->system->eventStream->unsubscribe($this->ref);
+        $this->pin();
         foreach ($this->mailbox->drain() as [$message, $sender]) {
             $this->deadLetterQueued($message, $sender);
         }
@@ -977,6 +1005,20 @@ final class ActorCell implements ActorContext, Runnable
     }
 
     /**
+     * Makes the message in hand and its sender the cell's own (see TakenFromMailbox) before the
+     * mailbox's layout changes under them (an unstash, a prepended PoisonPill, the oldest dropped,
+     * the mailbox drained). Each of these also changes the mailbox's generation or the actor's
+     * status, which ends the run loop's batch: the next batch marks the mailbox's message again.
+     */
+    private function pin(): void
+    {
+        if ($this->currentMessage instanceof TakenFromMailbox) {
+            $this->currentSender = $this->mailbox->lastTakenSender();
+            $this->currentMessage = $this->mailbox->lastTaken();
+        }
+    }
+
+    /**
      * @internal
      */
     public function extras(): CellExtras
@@ -1036,17 +1078,22 @@ final class ActorCell implements ActorContext, Runnable
 
     public function sender(): ?ActorRef
     {
-        return $this->currentSender;
+        return $this->currentMessage instanceof TakenFromMailbox ? $this->mailbox->lastTakenSender() : $this->currentSender;
     }
 
     public function message(): mixed
     {
-        return $this->currentMessage instanceof NoMessage ? null : $this->currentMessage;
+        $message = $this->currentMessage;
+        if ($message instanceof TakenFromMailbox) {
+            return $this->mailbox->lastTaken();
+        }
+
+        return $message instanceof NoMessage ? null : $message;
     }
 
     public function reply(mixed $message): void
     {
-        $sender = $this->currentSender;
+        $sender = $this->currentMessage instanceof TakenFromMailbox ? $this->mailbox->lastTakenSender() : $this->currentSender;
         if ($sender === null) {
             $this->system->deadLetters->publish($message, $this->ref, 'the sender of ' . $this->path . "'s current message", DeadLetterReason::NoSender);
 
@@ -1061,9 +1108,9 @@ final class ActorCell implements ActorContext, Runnable
             throw new \LogicException('forward() needs a message being handled.');
         }
         if (\func_num_args() === 1) {
-            $message = $this->currentMessage;
+            $message = $this->message();
         }
-        $sender = $this->currentSender;
+        $sender = $this->sender();
         if ($to instanceof LocalActorRef) {
             // Straight to the cell: tell() would make this actor the sender of a message without one.
             $to->cell->deliver($message, $sender);
@@ -1231,14 +1278,16 @@ final class ActorCell implements ActorContext, Runnable
                 $this->props->stashCapacity,
             ));
         }
-        $extras->stash[] = [$this->currentMessage, $this->currentSender];
+        $extras->stash[] = [$this->message(), $this->sender()];
     }
 
     public function unstashAll(): void
     {
-        if ($this->extras !== null && $this->extras->stash !== []) {
-            $this->mailbox->prepend($this->extras->stash);
-            $this->extras->stash = [];
+        $extras = $this->extras;
+        if ($extras !== null && $extras->stash !== []) {
+            $this->pin();
+            $this->mailbox->prepend($extras->stash);
+            $extras->stash = [];
         }
     }
 

@@ -184,6 +184,27 @@ final class Mailbox
         ++$this->generation;
     }
 
+    /**
+     * The message taken last by advancing $head (the one the actor's run loop handles), null when
+     * none is.
+     *
+     * @internal
+     */
+    public function lastTaken(): mixed
+    {
+        return $this->messages[$this->head - 1] ?? null;
+    }
+
+    /**
+     * Its sender.
+     *
+     * @internal
+     */
+    public function lastTakenSender(): ?ActorRef
+    {
+        return $this->senders[$this->head - 1] ?? null;
+    }
+
     public function count(): int
     {
         return \count($this->messages) - $this->head;
