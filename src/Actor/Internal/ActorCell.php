@@ -128,7 +128,9 @@ final class ActorCell implements ActorContext, Runnable
             return 'behavior'; // not started yet, or stopped
         }
         $function = new \ReflectionFunction($this->handler);
-        $actor = $function->getClosureThis();
+        $actor = $function->getClosureScopeClass()?->name === self::class
+            ? $function->getClosureUsedVariables()['actor'] ?? null // an Actor's handler (installActor())
+            : $function->getClosureThis();
         if ($actor instanceof Actor) {
             return $actor::class;
         }
@@ -483,51 +485,45 @@ final class ActorCell implements ActorContext, Runnable
 
     private function handleSystemMessage(SystemMessage $message): void
     {
+        // if/elseif with ===, not a switch: a switch compares enum cases with ==, which for two
+        // different cases goes through PHP's generic object comparison.
         $cell = $message->cell;
-        switch ($message->kind) {
-            case SystemMessageKind::Stop:
-                $this->stopSelf();
-                break;
-            case SystemMessageKind::Resume:
-                if ($this->status === self::SUSPENDED) {
-                    if ($this->handler === null) {
-                        // It failed before it ever had a behavior: nothing to resume, so start afresh.
-                        $this->restart($message->error ?? new ActorInitializationException("{$this->path} was resumed before it started."));
-                    } else {
-                        $this->status = self::RUNNING;
-                    }
-                }
-                break;
-            case SystemMessageKind::Recreate:
-                $this->restart($message->error ?? new \RuntimeException('Restart requested.'));
-                break;
-            case SystemMessageKind::Failed:
-                \assert($cell !== null && $message->error !== null);
-                $this->supervise($cell, $message->error);
-                break;
-            case SystemMessageKind::ChildTerminated:
-                \assert($cell !== null);
-                $this->childTerminated($cell);
-                break;
-            case SystemMessageKind::Watch:
-                \assert($cell !== null);
-                if ($this->status === self::TERMINATED) {
-                    // Stopped earlier in this same batch of system messages.
-                    $cell->sendSystem(new SystemMessage(SystemMessageKind::DeathNotice, $this));
+        $kind = $message->kind;
+        if ($kind === SystemMessageKind::ChildTerminated) {
+            \assert($cell !== null);
+            $this->childTerminated($cell);
+        } elseif ($kind === SystemMessageKind::Failed) {
+            \assert($cell !== null && $message->error !== null);
+            $this->supervise($cell, $message->error);
+        } elseif ($kind === SystemMessageKind::Recreate) {
+            $this->restart($message->error ?? new \RuntimeException('Restart requested.'));
+        } elseif ($kind === SystemMessageKind::Stop) {
+            $this->stopSelf();
+        } elseif ($kind === SystemMessageKind::Resume) {
+            if ($this->status === self::SUSPENDED) {
+                if ($this->handler === null) {
+                    // It failed before it ever had a behavior: nothing to resume, so start afresh.
+                    $this->restart($message->error ?? new ActorInitializationException("{$this->path} was resumed before it started."));
                 } else {
-                    $this->extras()->watchers[spl_object_id($cell)] = $cell;
+                    $this->status = self::RUNNING;
                 }
-                break;
-            case SystemMessageKind::Unwatch:
-                \assert($cell !== null);
-                if ($this->extras !== null) {
-                    unset($this->extras->watchers[spl_object_id($cell)]);
-                }
-                break;
-            case SystemMessageKind::DeathNotice:
-                \assert($cell !== null);
-                $this->deathNotice($cell);
-                break;
+            }
+        } elseif ($kind === SystemMessageKind::Watch) {
+            \assert($cell !== null);
+            if ($this->status === self::TERMINATED) {
+                // Stopped earlier in this same batch of system messages.
+                $cell->sendSystem(new SystemMessage(SystemMessageKind::DeathNotice, $this));
+            } else {
+                $this->extras()->watchers[spl_object_id($cell)] = $cell;
+            }
+        } elseif ($kind === SystemMessageKind::Unwatch) {
+            \assert($cell !== null);
+            if ($this->extras !== null) {
+                unset($this->extras->watchers[spl_object_id($cell)]);
+            }
+        } elseif ($kind === SystemMessageKind::DeathNotice) {
+            \assert($cell !== null);
+            $this->deathNotice($cell);
         }
     }
 
@@ -592,24 +588,25 @@ final class ActorCell implements ActorContext, Runnable
             }
             $behavior = $next;
         }
-        switch ($behavior->kind) {
-            case BehaviorKind::Receive:
-            case BehaviorKind::Stateful:
-                $this->handler = $behavior->handler;
-                $this->state = $behavior->kind === BehaviorKind::Stateful ? $behavior->state : Stateless::Instance;
-                $this->onSignal = $behavior->onSignal;
-                break;
-            case BehaviorKind::Stopped:
-                $this->stopSelf();
-                break;
-            default:
-                throw new \LogicException("{$this->path} cannot become Behavior::{$behavior->kind->name}(): return it from a handler instead.");
+        $kind = $behavior->kind;
+        if ($kind === BehaviorKind::Receive || $kind === BehaviorKind::Stateful) {
+            $this->handler = $behavior->handler;
+            $this->state = $kind === BehaviorKind::Stateful ? $behavior->state : Stateless::Instance;
+            $this->onSignal = $behavior->onSignal;
+        } elseif ($kind === BehaviorKind::Stopped) {
+            $this->stopSelf();
+        } else {
+            throw new \LogicException("{$this->path} cannot become Behavior::{$kind->name}(): return it from a handler instead.");
         }
     }
 
     private function installActor(Actor $actor): void
     {
-        $this->handler = $actor->receive(...);
+        // A closure, not $actor->receive(...): PHP 8.2's tracing JIT stops a trace at every call
+        // of a first-class callable, which here is every message.
+        $this->handler = static function (mixed $message, ActorContext $ctx) use ($actor): ?Behavior {
+            return $actor->receive($message, $ctx);
+        };
         $this->state = Stateless::Instance;
         $this->onSignal = static function (Signal $signal, ActorContext $ctx) use ($actor): void {
             match (true) {
@@ -821,21 +818,16 @@ final class ActorCell implements ActorContext, Runnable
             $this->system->reportFailure($this->ref, $e, null, 'the supervisor decider');
             $directive = Directive::Escalate;
         }
-        switch ($directive) {
-            case Directive::Resume:
-                $child->sendSystem(new SystemMessage(SystemMessageKind::Resume, null, $error));
-                break;
-            case Directive::Stop:
-                foreach ($this->affected($child, $strategy) as $target) {
-                    $target->sendSystem(new SystemMessage(SystemMessageKind::Stop));
-                }
-                break;
-            case Directive::Escalate:
-                $this->fail($error);
-                break;
-            case Directive::Restart:
-                $this->restartChild($child, $error, $strategy);
-                break;
+        if ($directive === Directive::Restart) {
+            $this->restartChild($child, $error, $strategy);
+        } elseif ($directive === Directive::Resume) {
+            $child->sendSystem(new SystemMessage(SystemMessageKind::Resume, null, $error));
+        } elseif ($directive === Directive::Stop) {
+            foreach ($this->affected($child, $strategy) as $target) {
+                $target->sendSystem(new SystemMessage(SystemMessageKind::Stop));
+            }
+        } else {
+            $this->fail($error); // Escalate
         }
     }
 
