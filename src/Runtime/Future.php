@@ -315,6 +315,13 @@ final class Future
         $ambient = $scheduler->cancellation();
         $cancellation?->throwIfRequested();
         $ambient?->throwIfRequested();
+        if ($scheduler->asked !== null) {
+            // The actor this task just asked may answer at once (Scheduler::runAsked()).
+            $scheduler->runAsked();
+            if ($this->state !== self::PENDING) {
+                return;
+            }
+        }
         $waiter = $scheduler->waiterFor($fiber);
         $waiter->arm($fiber);
         $callback = $this->nextCallback++;

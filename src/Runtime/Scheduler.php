@@ -23,17 +23,20 @@ use Nexus\Trace\TraceContext;
  * wait beyond the mark ends.
  *
  * A task that asks an actor and waits for the answer is served depth first. When a runnable
- * waits right after asking (ask() names the actor in $asked) and that actor is the last one
- * queued, the actor runs next, ahead of the queue; and a waiting task woken by a runnable (its
- * answer came) runs right after that runnable (resumeNext()). A handler that asks an actor is
- * then answered and resumed while its fiber's stacks are still in the CPU's cache, instead of
- * after every other runnable queued (at 1,000 connections, a thousand fibers waiting at once).
- * Everything else queues in order as before, so that an actor told by many others still handles
- * their messages in one turn. This slot is bounded: at most NEXT_STREAK runnables in a row come
- * from it before the queue's next one runs; one left over when a run() ends goes to the back of
- * the queue; and each counts against the budget. So timers and I/O wait no longer than before,
- * and nothing queued waits for more than a streak. Order between two actors is their mailboxes'
- * business and does not change: the slot only decides which runnable goes first.
+ * is about to wait right after asking (ask() names the actor in $asked) and that actor is the
+ * last one queued, the actor's turn runs at once in a helper fiber (runAsked()): if it answers
+ * without waiting itself, the task goes on without waiting at all. Otherwise the task waits: the
+ * actor runs next, ahead of the queue, and a waiting task that a runnable wakes (its answer
+ * came) runs right after that runnable (resumeNext()). A handler that asks an actor is then
+ * answered while its fiber's stacks are still in the CPU's cache, instead of after every other
+ * runnable queued (at 1,000 connections, a thousand fibers waiting at once). Everything else
+ * queues in order as before, so that an actor told by many others still handles their messages
+ * in one turn. All this is bounded: at most NEXT_STREAK asked actors run at once, and at most
+ * NEXT_STREAK runnables in a row come from the slot, before the queue's next one runs; one left
+ * in the slot when a run() ends goes to the back of the queue; and each counts against the
+ * budget. So timers and I/O wait no longer than before, and nothing queued waits for more than
+ * a streak. Order between two actors is their mailboxes' business and does not change: this
+ * only decides which runnable goes first.
  *
  * A runnable may run under a Cancellation: every Future::await() in it ends with the
  * CancelledException once that is requested. A runnable that is itself a Cancellation (an HTTP
@@ -75,12 +78,20 @@ final class Scheduler
     private ?Runnable $next = null;
     /** Inside run(): resumeNext() may fill $next. */
     private bool $running = false;
+    /** @var list<\Fiber<mixed, mixed, mixed, mixed>> helper fibers waiting to run an asked actor (see runAsked()) */
+    private array $helpers = [];
+    /** The runnable the helper fiber resumed next is to run. */
+    private ?Runnable $helping = null;
+    /** Asked actors run by runAsked() since the queue last went on (bounded by NEXT_STREAK). */
+    private int $helped = 0;
+    /** @var list<\Throwable> what runnables run by helpers threw, for run() to pass on */
+    private array $helperFailures = [];
     /** @var \Fiber<mixed, mixed, mixed, mixed>|null */
     private ?\Fiber $dispatcher = null;
     /** @var list<\Fiber<mixed, mixed, mixed, mixed>> */
     private array $idle = [];
     private int $fibersCreated = 0;
-    /** Fibers taken to go on with the queue (see ROTATE_IDLE). */
+    /** Fibers taken from a pool, to go on with the queue or to run an asked actor (see ROTATE_IDLE). */
     private int $handovers = 0;
     private ?Cancellation $cancellation = null;
     /** Runnables the current run() may still start, over all the fibers it uses. */
@@ -146,7 +157,8 @@ final class Scheduler
     }
 
     /**
-     * How many worker fibers were ever created (stays at one while nothing waits).
+     * How many fibers were ever created: worker fibers (one while nothing waits) and the helper
+     * fibers of runAsked().
      */
     public function fibersCreated(): int
     {
@@ -240,6 +252,83 @@ final class Scheduler
         } while ($this->handedOver() && $this->remaining > 0 && $this->hasWork());
         $this->running = false;
         $this->current = null;
+        if ($this->helperFailures !== []) {
+            // As a runnable throwing out of a worker fiber would: to the loop's error handler.
+            throw array_shift($this->helperFailures);
+        }
+    }
+
+    /**
+     * Called by Future::await() in a task about to wait. When the task has just asked an actor
+     * that its ask queued (ask() named it in $asked, and it is the last runnable queued), that
+     * actor's turn runs now, inside this run() and its budget, in a helper fiber: if it answers
+     * without waiting, the task has its answer and need not wait at all (no fiber handed over,
+     * no waiter, no resumption). If the actor waits in its turn, the helper fiber stays with it
+     * (as a worker fiber would) and the task waits as usual. The actor would have run next
+     * anyway (see the class comment); the helper only spares the round trip.
+     *
+     * @internal for Future::await()
+     */
+    public function runAsked(): void
+    {
+        $asked = $this->asked;
+        $last = \count($this->queue) - 1;
+        if ($asked === null || !$this->running || $this->remaining <= 0 || $last < 0 || $this->queue[$last] !== $asked
+            || ++$this->helped > self::NEXT_STREAK) {
+            return; // the task waits; suspend() may still let the actor run next
+        }
+        $this->asked = null;
+        array_pop($this->queue);
+        --$this->remaining;
+        $current = $this->current;
+        $cancellation = $this->cancellation;
+        $trace = $this->trace;
+        // The actor's turn runs as itself, under no cancellation and outside the task's trace.
+        $this->current = $asked;
+        if ($cancellation !== null) {
+            $this->cancellation = null;
+        }
+        if ($trace !== null) {
+            $this->trace = null;
+        }
+        // Taken from the pool as worker fibers are (see ROTATE_IDLE).
+        $helper = (++$this->handovers & (self::ROTATE_IDLE - 1)) === 0 ? array_shift($this->helpers) : array_pop($this->helpers);
+        if ($helper === null) {
+            $helper = new \Fiber($this->help(...));
+            ++$this->fibersCreated;
+        }
+        $this->helping = $asked;
+        if ($helper->isSuspended()) {
+            $helper->resume();
+        } else {
+            $helper->start();
+        }
+        $this->resumed($current, $cancellation, $trace);
+    }
+
+    /**
+     * The body of a helper fiber: runs the runnable it is given, then waits to be given another.
+     * A runnable that waits keeps the fiber until it is resumed and done; at most
+     * MIN_IDLE_FIBERS helpers are kept.
+     */
+    private function help(): void
+    {
+        while (true) {
+            $runnable = $this->helping;
+            \assert($runnable !== null);
+            $this->helping = null;
+            try {
+                $runnable->run();
+            } catch (\Throwable $e) {
+                $this->helperFailures[] = $e;
+            }
+            $runnable = null;
+            if (\count($this->helpers) >= self::MIN_IDLE_FIBERS) {
+                return;
+            }
+            $this->helpers[] = \Fiber::getCurrent() ?? throw new \LogicException('A helper runs in a fiber.');
+            \Fiber::suspend();
+        }
     }
 
     /**
@@ -298,7 +387,7 @@ final class Scheduler
             // one queued (the ask queued it); one queued earlier keeps its place.
             $this->asked = null;
             $last = \count($this->queue) - 1;
-            if ($this->next === null && $last >= 0 && $this->queue[$last] === $asked) {
+            if ($this->next === null && $last >= 0 && $this->queue[$last] === $asked && $this->helped <= self::NEXT_STREAK) {
                 array_pop($this->queue);
                 $this->next = $asked;
             }
@@ -371,6 +460,9 @@ final class Scheduler
                 }
                 if ($runnable === null) {
                     $streak = 0;
+                    if ($this->helped !== 0) {
+                        $this->helped = 0;
+                    }
                     if ($this->position >= $this->batchSize) {
                         if ($this->queue === []) {
                             break;

@@ -40,25 +40,26 @@ final class AskFromTasksTest extends TestCase
         $this->system = new ActorSystem('tasks', new MemoryLogger(), $this->loop);
     }
 
-    public function testEachTaskIsAnsweredAndResumedBeforeTheNextStartsOnTwoFibers(): void
+    public function testEachTaskIsAnsweredBeforeTheNextStartsWithoutWaiting(): void
     {
         $echo = $this->system->spawn(Behavior::receive(function (int $n, ActorContext $ctx): void {
             $this->log[] = "actor {$n}";
             $ctx->reply($n);
         }));
         $this->loop->runUntilIdle();
-        for ($i = 0; $i < 80; ++$i) { // 240 runnables: one budget (256)
+        for ($i = 0; $i < 120; ++$i) { // 240 runnables (each task and its answer): one budget (256)
             $this->task($echo, $i);
         }
 
         $this->loop->tick(false);
 
         $expected = [];
-        for ($i = 0; $i < 80; ++$i) {
+        for ($i = 0; $i < 120; ++$i) {
             array_push($expected, "ask {$i}", "actor {$i}", "got {$i}");
         }
         self::assertSame($expected, $this->log);
-        self::assertSame(2, $this->system->scheduler->fibersCreated());
+        self::assertSame(2, $this->system->scheduler->fibersCreated(), 'the worker and the helper that runs the actor');
+        self::assertSame(0, $this->system->scheduler->idleFibers(), 'no task waited: the worker was never handed over');
     }
 
     public function testABusyActorAnswersInMailboxOrderBehindItsBacklog(): void

@@ -77,10 +77,10 @@ final class SchedulerNextSlotTest extends TestCase
         self::assertSame(['a', 'early', 'b', 'x'], $this->log);
     }
 
-    public function testTheQueueGetsItsTurnAfterAStreakFromTheSlot(): void
+    public function testTheQueueGetsItsTurnAfterAStreakOfAnswers(): void
     {
-        // t asks and waits again and again (each answer and each resumption comes from the slot);
-        // r was queued behind t from the start.
+        // t asks and waits again and again; each answer runs at once (Scheduler::runAsked()); r was
+        // queued behind t from the start.
         $stop = new \ArrayObject(['stop' => false]);
         $this->scheduler->schedule($this->logs('t', function () use ($stop): void {
             while ($stop['stop'] === false) {
@@ -94,9 +94,38 @@ final class SchedulerNextSlotTest extends TestCase
         $this->loop->run();
 
         $r = array_search('r', $this->log, true);
-        self::assertSame(['t', 'x answers', 'x answers', 'x answers'], \array_slice($this->log, 0, 4));
-        // t, then NEXT_STREAK from the slot: the answers and the resumptions, which log nothing.
-        self::assertSame(1 + Scheduler::NEXT_STREAK / 2, $r, 'the queue ran within a streak');
+        self::assertSame(1 + Scheduler::NEXT_STREAK, $r, 't, a streak of answers, then the queue');
+        self::assertSame(['t', 'x answers', 'x answers'], \array_slice($this->log, 0, 3));
+    }
+
+    public function testTheQueueGetsItsTurnAfterAStreakFromTheSlot(): void
+    {
+        // p and q hand a turn to each other for ever: each wakes the other's wait and waits in
+        // turn, so each resumption comes from the slot. r was queued behind them from the start.
+        /** @var \ArrayObject<string, Deferred<null>> $turn */
+        $turn = new \ArrayObject(['p' => new Deferred($this->loop), 'q' => new Deferred($this->loop)]);
+        $stop = new \ArrayObject(['stop' => false]);
+        foreach (['p' => 'q', 'q' => 'p'] as $self => $other) {
+            $this->scheduler->schedule($this->logs($self, function () use ($self, $other, $turn, $stop): void {
+                while ($stop['stop'] === false) {
+                    /** @var Deferred<null> $mine */
+                    $mine = new Deferred($this->loop);
+                    $turn[$self] = $mine;
+                    $turn[$other]?->tryResolve(null);
+                    $mine->future()->await();
+                    $this->log[] = $self;
+                }
+                $turn[$other]?->tryResolve(null);
+            }));
+        }
+        $this->scheduler->schedule($this->logs('r', static function () use ($stop): void {
+            $stop['stop'] = true;
+        }));
+
+        $this->loop->run();
+
+        $r = array_search('r', $this->log, true);
+        self::assertSame(2 + Scheduler::NEXT_STREAK, $r, 'p, q, a streak of resumptions, then the queue');
     }
 
     public function testSlotRunsCountAgainstTheBudget(): void
@@ -119,8 +148,8 @@ final class SchedulerNextSlotTest extends TestCase
         }));
 
         $loop->tick(false);
-        self::assertSame(2, $answers['n'], 'the task, then answer and resumption twice: one budget of 5');
-        self::assertTrue($scheduler->hasWork(), 'what is left in the slot is still to run');
+        self::assertSame(4, $answers['n'], 'the task and four answers run at once: one budget of 5');
+        self::assertTrue($scheduler->hasWork(), 'the fifth answer is still to run');
         $loop->runUntilIdle();
         self::assertSame(10, $answers['n']);
     }
@@ -143,10 +172,11 @@ final class SchedulerNextSlotTest extends TestCase
         self::assertSame(['a asks x', 'b', 'x answers', 'a got x'], $this->log);
     }
 
-    public function testATaskWokenByARunnableResumesRightAfterItSoTwoFibersServeABurst(): void
+    public function testTasksAnsweredAtOnceServeABurstInOneFiberAndOneHelper(): void
     {
         // Fifty tasks (requests) each ask a runnable of their own (an actor) and wait for the
-        // answer: each is answered and finished before the next starts.
+        // answer: each is answered before it would wait (runAsked()), and finished before the
+        // next starts.
         for ($i = 0; $i < 50; ++$i) {
             $this->scheduler->schedule($this->logs("t{$i} asks", function () use ($i): void {
                 $this->log[] = "t{$i} got " . $this->ask("r{$i}");
@@ -160,7 +190,28 @@ final class SchedulerNextSlotTest extends TestCase
             array_push($expected, "t{$i} asks", "r{$i} answers", "t{$i} got r{$i}");
         }
         self::assertSame($expected, $this->log, 'all in one turn, one task after another');
-        self::assertSame(2, $this->scheduler->fibersCreated(), 'the waiting task and the one answering it');
+        self::assertSame(2, $this->scheduler->fibersCreated(), 'the worker and one helper');
+        self::assertSame(0, $this->scheduler->idleFibers(), 'no task waited: the worker was never handed over');
+    }
+
+    public function testATaskWokenByARunnableResumesRightAfterItSoTwoFibersServeABurst(): void
+    {
+        // The same with runnables the tasks queue without asking them (a Deferred resolved by
+        // another runnable): each task waits, and resumes right after its answer, from the slot.
+        for ($i = 0; $i < 50; ++$i) {
+            $this->scheduler->schedule($this->logs("t{$i} waits", function () use ($i): void {
+                $this->log[] = "t{$i} got " . $this->waitFor("r{$i}");
+            }));
+        }
+
+        $this->loop->tick(false);
+
+        self::assertSame(['t0 waits', 't1 waits'], \array_slice($this->log, 0, 2), 'answers queue behind the tasks');
+        self::assertSame(150, \count($this->log));
+        foreach (range(0, 49) as $i) {
+            $answered = array_search("r{$i} answers", $this->log, true);
+            self::assertSame("t{$i} got r{$i}", $this->log[$answered + 1], "t{$i} resumed right after its answer");
+        }
     }
 
     public function testWaitersWokenOutsideARunResumeInTheOrderTheyWereWoken(): void
@@ -224,6 +275,21 @@ final class SchedulerNextSlotTest extends TestCase
         });
         $this->scheduler->schedule($answerer);
         $this->scheduler->asked = $answerer;
+
+        return $answer->future()->await();
+    }
+
+    /**
+     * Queues a runnable named $name that resolves a Deferred, without naming it as asked, and
+     * waits for it.
+     */
+    private function waitFor(string $name): string
+    {
+        /** @var Deferred<string> $answer */
+        $answer = new Deferred($this->loop);
+        $this->scheduler->schedule($this->logs("{$name} answers", static function () use ($answer, $name): void {
+            $answer->resolve($name);
+        }));
 
         return $answer->future()->await();
     }
