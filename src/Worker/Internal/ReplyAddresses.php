@@ -32,38 +32,61 @@ final class ReplyAddresses
 
     /** @var array<int, PendingReply> */
     private array $pending = [];
+    /** @var array<int, int> the address (its number) each timer of an address ends, by timer */
+    private array $expiring = [];
     private int $next = 0;
+    /** @var \Closure(int): void what every address's timer calls, with its timer: one closure, not one per ask */
+    private readonly \Closure $expire;
 
     /** This mesh's own addresses start with this. */
     public readonly string $prefix;
 
+    /**
+     * @param \Closure(PendingReply): \Throwable $timedOut what an ask fails with when its timeout passes
+     */
     public function __construct(
         private readonly Loop $loop,
         private readonly DeadLetters $deadLetters,
         private readonly int $worker,
         int $generation,
+        private readonly \Closure $timedOut,
     ) {
         $this->prefix = self::PREFIX . "g{$generation}.";
+        $this->expire = $this->expired(...);
     }
 
     /**
-     * An address for a remote ask's reply; $onTimeout makes the failure once $timeout passes.
+     * An address for the reply to a remote ask of $message to $path (on slot $worker when known):
+     * the ask fails once $timeout passes (see the constructor's $timedOut).
      *
-     * @param Deferred<mixed>         $deferred
-     * @param \Closure(): \Throwable $onTimeout
+     * @param Deferred<mixed> $deferred
      */
-    public function forAsk(Deferred $deferred, float $timeout, \Closure $onTimeout): string
+    public function forAsk(Deferred $deferred, float $timeout, string $path, ?int $worker, mixed $message): string
     {
         $id = ++$this->next;
-        $pending = new PendingReply($deferred, null, null);
-        $pending->timer = $this->loop->delay($timeout, function () use ($id, $onTimeout): void {
-            $pending = $this->pending[$id] ?? null;
-            unset($this->pending[$id]);
-            $pending?->deferred?->tryReject($onTimeout());
-        });
+        $pending = new PendingReply($deferred, null, null, $path, $worker, $timeout, $message);
+        $timer = $pending->timer = $this->loop->delay($timeout, $this->expire);
+        $this->expiring[$timer] = $id;
         $this->pending[$id] = $pending;
 
         return $this->prefix . $id;
+    }
+
+    /**
+     * The timer of an address ran out: the address goes, and an ask waiting there fails.
+     */
+    private function expired(int $timer): void
+    {
+        $id = $this->expiring[$timer] ?? null;
+        if ($id === null) {
+            return;
+        }
+        unset($this->expiring[$timer]);
+        $pending = $this->pending[$id] ?? null;
+        unset($this->pending[$id]);
+        if ($pending?->deferred !== null) {
+            $pending->deferred->tryReject(($this->timedOut)($pending));
+        }
     }
 
     /**
@@ -83,10 +106,9 @@ final class ReplyAddresses
                 return $this->prefix . $id; // already settled: the address answers nobody
             }
         }
-        $pending->timer = $this->loop->delay(self::FORWARD_TTL, function () use ($id): void {
-            unset($this->pending[$id]);
-        });
-        $this->loop->unreference($pending->timer);
+        $timer = $pending->timer = $this->loop->delay(self::FORWARD_TTL, $this->expire);
+        $this->expiring[$timer] = $id;
+        $this->loop->unreference($timer);
 
         return $this->prefix . $id;
     }
@@ -164,6 +186,7 @@ final class ReplyAddresses
         }
         unset($this->pending[$id]);
         if ($pending->timer !== null) {
+            unset($this->expiring[$pending->timer]);
             $this->loop->cancel($pending->timer);
         }
     }
