@@ -37,6 +37,20 @@ final class ReplyAddresses
     private int $next = 0;
     /** @var \Closure(int): void what every address's timer calls, with its timer: one closure, not one per ask */
     private readonly \Closure $expire;
+    /**
+     * The deadlines of the asks waiting for a reply, by timeout (in µs): each list is in the order
+     * the asks were made, which is the order of their deadlines. One loop timer (not one per ask)
+     * is set for the earliest; it stays set while no ask waits, without keeping the loop running,
+     * so that asks one after the other neither set nor cancel a timer each.
+     *
+     * @var array<int, array<int, float>>
+     */
+    private array $deadlines = [];
+    private ?int $deadlineTimer = null;
+    private float $deadlineDue = \INF;
+    private bool $deadlineReferenced = false;
+    /** @var \Closure(int): void */
+    private readonly \Closure $expireAsks;
 
     /** This mesh's own addresses start with this. */
     public readonly string $prefix;
@@ -53,6 +67,7 @@ final class ReplyAddresses
     ) {
         $this->prefix = self::PREFIX . "g{$generation}.";
         $this->expire = $this->expired(...);
+        $this->expireAsks = $this->asksExpired(...);
     }
 
     /**
@@ -64,12 +79,69 @@ final class ReplyAddresses
     public function forAsk(Deferred $deferred, float $timeout, string $path, ?int $worker, mixed $message): string
     {
         $id = ++$this->next;
-        $pending = new PendingReply($deferred, null, null, $path, $worker, $timeout, $message);
-        $timer = $pending->timer = $this->loop->delay($timeout, $this->expire);
-        $this->expiring[$timer] = $id;
-        $this->pending[$id] = $pending;
+        $this->pending[$id] = new PendingReply($deferred, null, null, $path, $worker, $timeout, $message);
+        $due = $this->loop->now() + $timeout;
+        $this->deadlines[(int) ($timeout * 1e6)][$id] = $due;
+        if ($due < $this->deadlineDue) {
+            $this->armDeadline($due);
+        } elseif (!$this->deadlineReferenced) {
+            \assert($this->deadlineTimer !== null);
+            $this->loop->reference($this->deadlineTimer);
+            $this->deadlineReferenced = true;
+        }
 
         return $this->prefix . $id;
+    }
+
+    /**
+     * Sets the one timer of the asks' deadlines for $due.
+     */
+    private function armDeadline(float $due): void
+    {
+        if ($this->deadlineTimer !== null) {
+            $this->loop->cancel($this->deadlineTimer);
+        }
+        $this->deadlineTimer = $this->loop->delay(max(0.0, $due - $this->loop->now()), $this->expireAsks);
+        $this->deadlineDue = $due;
+        $this->deadlineReferenced = true;
+    }
+
+    /**
+     * The timer of the asks' deadlines ran out: the asks whose timeout has passed fail (and their
+     * addresses go), and the timer is set again for the earliest deadline left.
+     */
+    private function asksExpired(int $timer): void
+    {
+        if ($timer !== $this->deadlineTimer) {
+            return;
+        }
+        $this->deadlineTimer = null;
+        $this->deadlineDue = \INF;
+        $now = $this->loop->now();
+        $next = \INF;
+        $expired = [];
+        foreach ($this->deadlines as $key => $queue) {
+            foreach ($queue as $id => $due) {
+                if ($due > $now) {
+                    $next = min($next, $due);
+
+                    continue 2;
+                }
+                unset($this->deadlines[$key][$id]);
+                $pending = $this->pending[$id] ?? null;
+                unset($this->pending[$id]);
+                if ($pending?->deferred !== null) {
+                    $expired[] = $pending;
+                }
+            }
+            unset($this->deadlines[$key]);
+        }
+        if ($next !== \INF) {
+            $this->armDeadline($next);
+        }
+        foreach ($expired as $pending) {
+            $pending->deferred?->tryReject(($this->timedOut)($pending));
+        }
     }
 
     /**
@@ -188,6 +260,17 @@ final class ReplyAddresses
         if ($pending->timer !== null) {
             unset($this->expiring[$pending->timer]);
             $this->loop->cancel($pending->timer);
+        } elseif ($pending->deferred !== null) {
+            $key = (int) ($pending->timeout * 1e6);
+            unset($this->deadlines[$key][$id]);
+            if ($this->deadlines[$key] === []) {
+                unset($this->deadlines[$key]);
+                if ($this->deadlines === [] && $this->deadlineTimer !== null) {
+                    // Left set for the next ask, but no reason to keep the loop running.
+                    $this->loop->unreference($this->deadlineTimer);
+                    $this->deadlineReferenced = false;
+                }
+            }
         }
     }
 
