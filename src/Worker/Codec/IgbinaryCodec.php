@@ -38,7 +38,7 @@ final class IgbinaryCodec implements MessageCodec
 
     public function encode(array $batch, int $objects, ?int &$format): string
     {
-        if ($objects === 0 && \count($batch) <= ScalarBatch::MAX_VALUES + 1) {
+        if ($objects === 0) {
             $bytes = ScalarBatch::encode($batch);
             if ($bytes !== null) {
                 $format = self::SCALARS;

@@ -20,8 +20,9 @@ interface MessageCodec
     /** serialize(), decoded with allowed_classes and max_depth. */
     public const NATIVE = 4;
     /**
-     * A small batch of ints and strings only (ScalarBatch), written by either codec and read by
-     * both. A worker of a version before it refuses it as of an unknown format, like 3 and 4.
+     * A batch of ints and strings only (ScalarBatch: a small one, or a large one of strings),
+     * written by either codec and read by both. A worker of a version before it refuses it as
+     * of an unknown format, like 3 and 4.
      */
     public const SCALARS = 5;
     /**

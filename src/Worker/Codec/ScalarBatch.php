@@ -23,23 +23,39 @@ use Nexus\Worker\Exception\FrameException;
  */
 final class ScalarBatch
 {
-    /** Batches of at most this many values (after the table) are written in this format. */
+    /**
+     * Batches of at most this many values (after the table) are written in this format whatever
+     * they hold; a larger one only when at most one value in INT_SHARE is an int. An int costs
+     * more here than in igbinary (its text is checked for the canonical form), a string less
+     * (igbinary looks every string up in its string table, hashing it whole, and the guard scans
+     * it), so a large batch of strings is cheaper here and a large batch of ints is not.
+     */
     public const MAX_VALUES = 40;
+    public const INT_SHARE = 8;
 
     private const LONG_STRING = 0xFC;
     private const INT = 0xFD;
 
     /**
-     * The bytes of $batch in this format, or null when it does not fit it (too many values, a
-     * class table, a value that is neither an int nor a string).
+     * The bytes of $batch in this format, or null when it does not fit it (a class table, a value
+     * that is neither an int nor a string, too many ints in a large batch).
      *
      * @param list<mixed> $batch
      */
     public static function encode(array $batch): ?string
     {
         $count = \count($batch);
-        if ($count > self::MAX_VALUES + 1 || $batch[0] !== []) {
+        if ($batch[0] !== []) {
             return null;
+        }
+        $ints = \PHP_INT_MAX;
+        if ($count > self::MAX_VALUES + 1) {
+            // A large batch: not one of ints (its first message, after the sender, tells without
+            // encoding half of it), and at most this many ints before igbinary is the better choice.
+            if (!\is_string($batch[4] ?? null)) {
+                return null;
+            }
+            $ints = intdiv($count, self::INT_SHARE);
         }
         $bytes = '';
         for ($i = 1; $i < $count; ++$i) {
@@ -47,7 +63,7 @@ final class ScalarBatch
             if (\is_string($value)) {
                 $length = \strlen($value);
                 $bytes .= $length < self::LONG_STRING ? \chr($length) . $value : "\xFC" . pack('N', $length) . $value;
-            } elseif (\is_int($value)) {
+            } elseif (\is_int($value) && --$ints >= 0) {
                 $text = (string) $value;
                 $bytes .= "\xFD" . \chr(\strlen($text)) . $text;
             } else {

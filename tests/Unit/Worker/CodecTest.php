@@ -96,8 +96,26 @@ final class CodecTest extends TestCase
         }
         self::assertSame(ScalarBatch::decode(ScalarBatch::encode($batch) ?? ''), $batch);
 
+        $strings = [[], 0, '/user/pump'];
+        for ($i = 0; $i < 500; ++$i) {
+            array_push($strings, "/user/sink{$i}", "order-{$i}");
+        }
+        $format = 0;
+        $codec = Codecs::best($classes);
+        self::assertSame($strings, $codec->decode(MessageCodec::SCALARS, $codec->encode($strings, 0, $format)));
+        self::assertSame(MessageCodec::SCALARS, $format, 'a large batch of strings');
+        $ints = [[], 0, '/user/pump'];
+        for ($i = 0; $i < 500; ++$i) {
+            array_push($ints, "/user/sink{$i}", $i);
+        }
+        $mixed = $strings;
+        for ($i = 10; $i < \count($mixed); $i += 6) {
+            $mixed[$i] = $i; // from the fourth message on, one in three an int
+        }
+
         foreach ([
-            'one value too many' => [...$batch, 8],
+            'a large batch of ints' => $ints,
+            'a large batch with one int in three' => $mixed,
             'a class table' => [[Point::class], '/user/a', 1],
             'an array' => [[], '/user/a', [1]],
             'a float' => [[], '/user/a', 1.5],
