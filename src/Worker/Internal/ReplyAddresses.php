@@ -29,6 +29,8 @@ final class ReplyAddresses
     public const PREFIX = '/temp/';
     /** How long an address for a local sender that cannot say when it is settled stays valid. */
     private const FORWARD_TTL = 60.0;
+    /** Ask timeouts (seconds) below this are kept in the lists of deadlines; others get a timer each. */
+    private const LISTED_TIMEOUT = 1e9;
 
     /** @var array<int, PendingReply> */
     private array $pending = [];
@@ -79,13 +81,19 @@ final class ReplyAddresses
     public function forAsk(Deferred $deferred, float $timeout, string $path, ?int $worker, mixed $message): string
     {
         $id = ++$this->next;
-        $this->pending[$id] = new PendingReply($deferred, null, null, $path, $worker, $timeout, $message);
+        $pending = $this->pending[$id] = new PendingReply($deferred, null, null, $path, $worker, $timeout, $message);
+        if (!($timeout >= 0.0 && $timeout < self::LISTED_TIMEOUT)) {
+            // Infinite, huge, negative or NaN: a timer of its own, which keeps the list in order.
+            $timer = $pending->timer = $this->loop->delay($timeout, $this->expire);
+            $this->expiring[$timer] = $id;
+
+            return $this->prefix . $id;
+        }
         $due = $this->loop->now() + $timeout;
         $this->deadlines[(int) ($timeout * 1e6)][$id] = $due;
-        if ($due < $this->deadlineDue) {
+        if ($this->deadlineTimer === null || $due < $this->deadlineDue) {
             $this->armDeadline($due);
         } elseif (!$this->deadlineReferenced) {
-            \assert($this->deadlineTimer !== null);
             $this->loop->reference($this->deadlineTimer);
             $this->deadlineReferenced = true;
         }

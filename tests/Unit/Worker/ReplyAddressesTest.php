@@ -78,6 +78,25 @@ final class ReplyAddressesTest extends TestCase
         self::assertSame([['/user/late', 1.0]], $this->timedOut, 'the timer left from the answered asks did not fail it early');
     }
 
+    public function testAnAskWithoutATimeoutWaitsForItsReplyAndDelaysNoOther(): void
+    {
+        /** @var Deferred<mixed> $forever */
+        $forever = new Deferred($this->loop);
+        $address = $this->replies->forAsk($forever, \INF, '/user/forever', 1, 'question');
+        /** @var Deferred<mixed> $brief */
+        $brief = new Deferred($this->loop);
+        $this->replies->forAsk($brief, 0.3, '/user/brief', 1, 'question');
+        $this->runUntilAllSettled([$brief]);
+
+        self::assertSame([['/user/brief', 0.3]], $this->timedOut);
+        self::assertFalse($forever->isSettled());
+        self::assertTrue($this->loop->isAlive(), 'the ask still waiting keeps the loop running');
+        $this->replies->deliver($address, 'at last', null, static fn(mixed $message): ?\Throwable => null);
+        $this->loop->runUntilIdle();
+        self::assertSame('at last', $forever->future()->await());
+        self::assertFalse($this->loop->isAlive());
+    }
+
     /**
      * @param list<Deferred<mixed>> $deferreds
      */
