@@ -271,7 +271,7 @@ final class ReplyAddresses
         } elseif ($pending->deferred !== null) {
             $key = (int) ($pending->timeout * 1e6);
             unset($this->deadlines[$key][$id]);
-            if ($this->deadlines[$key] === []) {
+            if (($this->deadlines[$key] ?? []) === []) {
                 unset($this->deadlines[$key]);
                 if ($this->deadlines === [] && $this->deadlineTimer !== null) {
                     // Left set for the next ask, but no reason to keep the loop running.
