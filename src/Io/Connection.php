@@ -11,6 +11,7 @@ use Nexus\Io\Exception\TlsHandshakeException;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Runtime\StreamWatcher;
 
 /**
  * A non-blocking stream socket (TCP or Unix) on the loop.
@@ -43,7 +44,7 @@ use Nexus\Runtime\Loop;
  * past that, and after resume(), the rest is read on the next loop turn. A plain connection never
  * takes that path.
  */
-final class Connection
+final class Connection implements StreamWatcher
 {
     public const DEFAULT_HIGH_WATER_MARK = 65_536;
     private const CHUNK_SIZE = 65_536;
@@ -410,6 +411,18 @@ final class Connection
         return 'tcp://' . $name;
     }
 
+    /**
+     * @internal the loop: the socket is readable (the read watcher) or writable (the write watcher)
+     */
+    public function streamReady(mixed $stream, int $id): void
+    {
+        if ($id === $this->readWatcher) {
+            $this->handleReadable();
+        } else {
+            $this->flush();
+        }
+    }
+
     private function handleReadable(): void
     {
         $size = $this->readSize;
@@ -451,7 +464,10 @@ final class Connection
         }
         if ($this->handler !== null) {
             $this->handler->dataReceived($data);
-            if ($this->closed) {
+            if ($this->closed || $this->dataCallbacks === []) {
+                // No loop entered on the usual path: under the tracing JIT a loop in a function,
+                // even an empty one, ends the trace that reached it (and aborts it, again and
+                // again, until the trace is given up to the interpreter).
                 return;
             }
         }
@@ -586,9 +602,9 @@ final class Connection
                 $this->buffer = substr($this->buffer, $this->sent);
                 $this->sent = 0;
             }
-            // A handler made per registration, not kept in a property: only the loop refers to
-            // it, so a closed connection is no cycle and reference counting frees it.
-            $this->writeWatcher ??= $this->loop->onWritable($this->stream, $this->flush(...));
+            // The connection is its own watcher: no closure, and once it closes (its watchers
+            // cancelled) nothing keeps it in a cycle.
+            $this->writeWatcher ??= $this->loop->watchWritable($this->stream, $this);
 
             return;
         }
@@ -637,7 +653,7 @@ final class Connection
         $want = !$this->closed && !$this->readEnded
             && ($this->pendingRead !== null || (!$this->paused && ($this->dataCallbacks !== [] || $this->handler !== null)));
         if ($want && $this->readWatcher === null) {
-            $this->readWatcher = $this->loop->onReadable($this->stream, $this->handleReadable(...));
+            $this->readWatcher = $this->loop->watchReadable($this->stream, $this);
         } elseif (!$want && $this->readWatcher !== null) {
             $this->loop->cancel($this->readWatcher);
             $this->readWatcher = null;

@@ -7,6 +7,7 @@ namespace Nexus\Runtime;
 use Nexus\Runtime\Driver\DriverFactory;
 use Nexus\Runtime\Driver\PollDriver;
 use Nexus\Runtime\Exception\PollFailedException;
+use Nexus\Runtime\Internal\ClosureWatcher;
 
 /**
  * The event loop: one per process. It owns the timers (a heap), stream readiness (through a
@@ -37,10 +38,10 @@ final class Loop
     /** @var array<int, float> interval of repeating timers */
     private array $timerIntervals = [];
     private readonly PollDriver $driver;
-    /** @var array<int, \Closure(resource, int): void> */
-    private array $readCallbacks = [];
-    /** @var array<int, \Closure(resource, int): void> */
-    private array $writeCallbacks = [];
+    /** @var array<int, StreamWatcher> */
+    private array $readWatchers = [];
+    /** @var array<int, StreamWatcher> */
+    private array $writeWatchers = [];
     /** Read and write watchers registered (the driver holds their streams). */
     private int $streamWatchers = 0;
     /** @var array<int, array{int, \Closure(int, int): void}> */
@@ -161,8 +162,19 @@ final class Loop
      */
     public function onReadable(mixed $stream, \Closure $callback): int
     {
+        return $this->watchReadable($stream, new ClosureWatcher($callback));
+    }
+
+    /**
+     * Calls $watcher->streamReady($stream, $id) whenever $stream is readable: onReadable() for an
+     * object that owns the stream anyway (no closure per watcher).
+     *
+     * @param resource $stream
+     */
+    public function watchReadable(mixed $stream, StreamWatcher $watcher): int
+    {
         $id = $this->nextId++;
-        $this->readCallbacks[$id] = $callback;
+        $this->readWatchers[$id] = $watcher;
         ++$this->referenced;
         ++$this->streamWatchers;
         $this->driver->watchRead($id, $stream);
@@ -178,8 +190,18 @@ final class Loop
      */
     public function onWritable(mixed $stream, \Closure $callback): int
     {
+        return $this->watchWritable($stream, new ClosureWatcher($callback));
+    }
+
+    /**
+     * Calls $watcher->streamReady($stream, $id) whenever $stream is writable (see watchReadable()).
+     *
+     * @param resource $stream
+     */
+    public function watchWritable(mixed $stream, StreamWatcher $watcher): int
+    {
         $id = $this->nextId++;
-        $this->writeCallbacks[$id] = $callback;
+        $this->writeWatchers[$id] = $watcher;
         ++$this->referenced;
         ++$this->streamWatchers;
         $this->driver->watchWrite($id, $stream);
@@ -219,13 +241,13 @@ final class Loop
             unset($this->timerCallbacks[$id], $this->timerIntervals[$id]);
             $this->release($id);
             $this->compactTimers();
-        } elseif (isset($this->readCallbacks[$id])) {
-            unset($this->readCallbacks[$id]);
+        } elseif (isset($this->readWatchers[$id])) {
+            unset($this->readWatchers[$id]);
             --$this->streamWatchers;
             $this->driver->unwatch($id);
             $this->release($id);
-        } elseif (isset($this->writeCallbacks[$id])) {
-            unset($this->writeCallbacks[$id]);
+        } elseif (isset($this->writeWatchers[$id])) {
+            unset($this->writeWatchers[$id]);
             --$this->streamWatchers;
             $this->driver->unwatch($id);
             $this->release($id);
@@ -599,10 +621,10 @@ final class Loop
         $this->unexplainedPollFailures = 0;
         $chunk = self::IO_CHUNK;
         foreach ($read as $id => $stream) {
-            $callback = $this->readCallbacks[$id] ?? null;
-            if ($callback !== null) {
+            $watcher = $this->readWatchers[$id] ?? null;
+            if ($watcher !== null) {
                 try {
-                    $callback($stream, $id);
+                    $watcher->streamReady($stream, $id);
                 } catch (\Throwable $e) {
                     $this->reportError($e);
                 }
@@ -619,10 +641,10 @@ final class Loop
             }
         }
         foreach ($write as $id => $stream) {
-            $callback = $this->writeCallbacks[$id] ?? null;
-            if ($callback !== null) {
+            $watcher = $this->writeWatchers[$id] ?? null;
+            if ($watcher !== null) {
                 try {
-                    $callback($stream, $id);
+                    $watcher->streamReady($stream, $id);
                 } catch (\Throwable $e) {
                     $this->reportError($e);
                 }
@@ -719,8 +741,8 @@ final class Loop
 
     private function isKnown(int $id): bool
     {
-        return isset($this->timerCallbacks[$id]) || isset($this->readCallbacks[$id])
-            || isset($this->writeCallbacks[$id]) || isset($this->signalWatchers[$id]);
+        return isset($this->timerCallbacks[$id]) || isset($this->readWatchers[$id])
+            || isset($this->writeWatchers[$id]) || isset($this->signalWatchers[$id]);
     }
 
     private function release(int $id): void

@@ -73,14 +73,22 @@ final class EpollDriver implements PollDriver
     private int $fallbackWatches = 0;
     /** @var array<int, int> descriptor of each watch id in epoll */
     private array $fdOf = [];
-    /** @var array<int, array<int, resource>> read watchers by descriptor */
-    private array $readers = [];
-    /** @var array<int, array<int, resource>> write watchers by descriptor */
-    private array $writers = [];
+    // A descriptor has one read watcher and at most one write watcher almost always: those are
+    // plain ints, so that a poll finds the watcher of a ready descriptor with one lookup and a
+    // watched socket costs no array of its own. Further watchers of a descriptor (rare) are kept
+    // apart, in the order they came.
+    /** @var array<int, int> the (first) read watcher of each descriptor */
+    private array $reader = [];
+    /** @var array<int, array<int, true>> the other read watchers of a descriptor, if any */
+    private array $moreReaders = [];
+    /** @var array<int, int> the (first) write watcher of each descriptor */
+    private array $writer = [];
+    /** @var array<int, array<int, true>> the other write watchers of a descriptor, if any */
+    private array $moreWriters = [];
+    /** @var array<int, resource> the stream watched at each descriptor */
+    private array $streamAt = [];
     /** @var array<int, int> the event mask registered for each descriptor */
     private array $masks = [];
-    /** @var array<int, int> resource id of the stream watched at each descriptor */
-    private array $owners = [];
     /** @var array<int, int> descriptor of each stream already looked up, by resource id */
     private array $known = [];
     /** @var array<int, int> resource id looked up at each descriptor */
@@ -167,7 +175,11 @@ final class EpollDriver implements PollDriver
         stream_set_read_buffer($stream, 0);
         $this->claim($fd, $stream);
         $this->fdOf[$id] = $fd;
-        $this->readers[$fd][$id] = $stream;
+        if (isset($this->reader[$fd])) {
+            $this->moreReaders[$fd][$id] = true;
+        } else {
+            $this->reader[$fd] = $id;
+        }
         $this->update($fd);
     }
 
@@ -182,7 +194,11 @@ final class EpollDriver implements PollDriver
         }
         $this->claim($fd, $stream);
         $this->fdOf[$id] = $fd;
-        $this->writers[$fd][$id] = $stream;
+        if (isset($this->writer[$fd])) {
+            $this->moreWriters[$fd][$id] = true;
+        } else {
+            $this->writer[$fd] = $id;
+        }
         $this->update($fd);
     }
 
@@ -199,14 +215,61 @@ final class EpollDriver implements PollDriver
 
             return;
         }
-        unset($this->fdOf[$id], $this->readers[$fd][$id], $this->writers[$fd][$id]);
-        if (($this->readers[$fd] ?? null) === []) {
-            unset($this->readers[$fd]);
-        }
-        if (($this->writers[$fd] ?? null) === []) {
-            unset($this->writers[$fd]);
+        unset($this->fdOf[$id]);
+        if (($this->reader[$fd] ?? null) === $id) {
+            self::promote($this->reader, $this->moreReaders, $fd);
+        } elseif (isset($this->moreReaders[$fd][$id])) {
+            unset($this->moreReaders[$fd][$id]);
+            if ($this->moreReaders[$fd] === []) {
+                unset($this->moreReaders[$fd]);
+            }
+        } elseif (($this->writer[$fd] ?? null) === $id) {
+            self::promote($this->writer, $this->moreWriters, $fd);
+        } elseif (isset($this->moreWriters[$fd][$id])) {
+            unset($this->moreWriters[$fd][$id]);
+            if ($this->moreWriters[$fd] === []) {
+                unset($this->moreWriters[$fd]);
+            }
         }
         $this->update($fd);
+    }
+
+    /**
+     * The first watcher of $fd in $first is gone: the next one of $more (if any) takes its place.
+     *
+     * @param array<int, int>              $first
+     * @param array<int, array<int, true>> $more
+     */
+    private static function promote(array &$first, array &$more, int $fd): void
+    {
+        $next = isset($more[$fd]) ? array_key_first($more[$fd]) : null;
+        if ($next === null) {
+            unset($first[$fd]);
+
+            return;
+        }
+        $first[$fd] = $next;
+        unset($more[$fd][$next]);
+        if ($more[$fd] === []) {
+            unset($more[$fd]);
+        }
+    }
+
+    /**
+     * The watch ids at $fd, first ones first.
+     *
+     * @param array<int, int>              $first
+     * @param array<int, array<int, true>> $more
+     *
+     * @return list<int>
+     */
+    private static function idsAt(array $first, array $more, int $fd): array
+    {
+        if (!isset($first[$fd])) {
+            return [];
+        }
+
+        return isset($more[$fd]) ? [$first[$fd], ...array_keys($more[$fd])] : [$first[$fd]];
     }
 
     public function pollCost(): int
@@ -270,20 +333,38 @@ final class EpollDriver implements PollDriver
             return false;
         }
         // The events read as 32-bit words (3 per packed 12-byte event: the mask, then the low and
-        // high half of the data, which holds the descriptor): a scalar read each, where taking
-        // $events[$i] made an FFI object per event (about 240 instructions more each).
+        // high half of the data, which holds the descriptor): a scalar read each (about 150
+        // instructions), where taking $events[$i] made an FFI object per event (about 240 more).
+        // A descriptor watched for reading only (a connection at rest) is registered for EPOLLIN
+        // alone, so any event on it means readable (EPOLLERR and EPOLLHUP read as EOF or an
+        // error): its mask is not read.
         /** @var \FFI\CData $words */
         $words = $this->words;
-        for ($i = 0, $at = 0; $i < $n; ++$i, $at += 3) {
+        $reader = $this->reader;
+        $writer = $this->writer;
+        $streamAt = $this->streamAt;
+        for ($at = 1, $end = 3 * $n; $at < $end; $at += 3) {
             /** @var int $fd */
-            $fd = $words[$at + 1];
-            /** @var int $mask */
-            $mask = $words[$at];
-            if (($mask & self::READABLE) !== 0 && isset($this->readers[$fd])) {
-                $read += $this->readers[$fd];
+            $fd = $words[$at];
+            if (!isset($writer[$fd]) && !isset($this->moreReaders[$fd])) {
+                $id = $reader[$fd] ?? null;
+                if ($id !== null) {
+                    $read[$id] = $streamAt[$fd];
+                }
+
+                continue;
             }
-            if (($mask & self::WRITABLE) !== 0 && isset($this->writers[$fd])) {
-                $write += $this->writers[$fd];
+            /** @var int $mask */
+            $mask = $words[$at - 1];
+            if (($mask & self::READABLE) !== 0) {
+                foreach (self::idsAt($reader, $this->moreReaders, $fd) as $id) {
+                    $read[$id] = $streamAt[$fd];
+                }
+            }
+            if (($mask & self::WRITABLE) !== 0) {
+                foreach (self::idsAt($writer, $this->moreWriters, $fd) as $id) {
+                    $write[$id] = $streamAt[$fd];
+                }
             }
         }
         $this->lastError = '';
@@ -388,26 +469,25 @@ final class EpollDriver implements PollDriver
      */
     private function claim(int $fd, mixed $stream): void
     {
-        $key = get_resource_id($stream);
-        $owner = $this->owners[$fd] ?? null;
-        if ($owner === $key) {
+        $owner = $this->streamAt[$fd] ?? null;
+        if ($owner === $stream) {
             return;
         }
-        $this->owners[$fd] = $key;
+        $this->streamAt[$fd] = $stream;
         if ($owner === null) {
             return;
         }
-        foreach ([...array_keys($this->readers[$fd] ?? []), ...array_keys($this->writers[$fd] ?? [])] as $id) {
+        foreach ([...self::idsAt($this->reader, $this->moreReaders, $fd), ...self::idsAt($this->writer, $this->moreWriters, $fd)] as $id) {
             $this->culprits[$id] = 'a closed stream';
             unset($this->fdOf[$id]);
         }
-        unset($this->readers[$fd], $this->writers[$fd]);
+        unset($this->reader[$fd], $this->moreReaders[$fd], $this->writer[$fd], $this->moreWriters[$fd]);
         $this->masks[$fd] = 0; // the kernel dropped the closed stream's registration
     }
 
     private function update(int $fd): void
     {
-        $mask = (isset($this->readers[$fd]) ? self::EPOLLIN : 0) | (isset($this->writers[$fd]) ? self::EPOLLOUT : 0);
+        $mask = (isset($this->reader[$fd]) ? self::EPOLLIN : 0) | (isset($this->writer[$fd]) ? self::EPOLLOUT : 0);
         $old = $this->masks[$fd] ?? 0;
         if ($mask === $old) {
             return;
@@ -416,7 +496,7 @@ final class EpollDriver implements PollDriver
             $this->reopen();
         }
         if ($mask === 0) {
-            unset($this->masks[$fd], $this->owners[$fd]);
+            unset($this->masks[$fd], $this->streamAt[$fd]);
             $this->ctl(self::CTL_DEL, $fd, 0); // fails harmlessly when the stream is closed already
             if (!isset($this->holeSet[$fd])) {
                 $this->holeSet[$fd] = true;
@@ -436,18 +516,19 @@ final class EpollDriver implements PollDriver
         }
         // Not pollable by epoll (EPERM) or closed (EBADF): the watchers go to the fallback
         // poll, which reports a closed stream as a culprit.
-        unset($this->masks[$fd], $this->owners[$fd]);
-        foreach ($this->readers[$fd] ?? [] as $id => $stream) {
+        $stream = $this->streamAt[$fd] ?? throw new \LogicException("No stream is recorded at descriptor {$fd}, which has watchers.");
+        unset($this->masks[$fd], $this->streamAt[$fd]);
+        foreach (self::idsAt($this->reader, $this->moreReaders, $fd) as $id) {
             unset($this->fdOf[$id]);
             $this->fallback->watchRead($id, $stream);
             ++$this->fallbackWatches;
         }
-        foreach ($this->writers[$fd] ?? [] as $id => $stream) {
+        foreach (self::idsAt($this->writer, $this->moreWriters, $fd) as $id) {
             unset($this->fdOf[$id]);
             $this->fallback->watchWrite($id, $stream);
             ++$this->fallbackWatches;
         }
-        unset($this->readers[$fd], $this->writers[$fd]);
+        unset($this->reader[$fd], $this->moreReaders[$fd], $this->writer[$fd], $this->moreWriters[$fd]);
         if ($errno !== self::EPERM && $errno !== self::EBADF) {
             $this->lastError = "epoll_ctl() failed with errno {$errno}";
         }

@@ -90,6 +90,33 @@ abstract class PollDriverTestCase extends TestCase
         self::assertSame([], $write);
     }
 
+    public function testTheOtherWatchersOfAStreamStayWhenTheFirstOnesGo(): void
+    {
+        $driver = $this->driver();
+        [$a, $b] = $this->pair();
+        $driver->watchWrite(1, $a);
+        $driver->watchWrite(2, $a);
+        $driver->watchRead(3, $a);
+        $driver->watchRead(4, $a);
+
+        self::assertSame(2, $this->pollOnce($driver, 2.0, $read, $write), 'writable, nothing to read yet');
+        self::assertSame([], $read);
+        self::assertSame([1, 2], self::sorted(array_keys($write)));
+
+        $driver->unwatch(1);
+        $driver->unwatch(3);
+        fwrite($b, 'x');
+        self::assertSame(2, $this->pollOnce($driver, 2.0, $read, $write));
+        self::assertSame([4 => $a], $read);
+        self::assertSame([2 => $a], $write);
+
+        $driver->unwatch(2);
+        $driver->watchRead(5, $a);
+        self::assertSame(2, $this->pollOnce($driver, 2.0, $read, $write));
+        self::assertSame([4, 5], self::sorted(array_keys($read)));
+        self::assertSame([], $write);
+    }
+
     public function testARemovedWatcherIsNeverReportedAndCanBeAddedAgain(): void
     {
         $driver = $this->driver();
