@@ -187,7 +187,7 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             return;
         }
         // At the head of the queue (it came with nothing in progress), so it is written now.
-        $bytes = ResponseSerializer::serialize($response, true, HttpDate::now());
+        $bytes = ResponseSerializer::keepAlive($response);
         if ($this->head + 1 === $this->tail) {
             $size = $this->inFlightBytes;
             $this->inFlightBytes = 0;
