@@ -25,33 +25,6 @@ final class ResponseSerializer
 
     private static string $dateLine = '';
 
-    /** The response keepAlive() wrote last (a handler often answers with the same one), its Date value and its bytes. */
-    private static ?Response $lastResponse = null;
-
-    private static string $lastDate = '';
-
-    private static string $lastBytes = '';
-
-    /**
-     * The usual answer: serialize($response, true, HttpDate::now()) for an HTTP/1.1 request that
-     * is not HEAD, keep-alive. A Response cannot change, so when it is the one written last, within
-     * the same second, its bytes are those written last: a handler that answers with the same
-     * object again (a remembered conversion, a constant) costs no serialization.
-     */
-    public static function keepAlive(Response $response): string
-    {
-        $date = HttpDate::now();
-        if ($response === self::$lastResponse && $date === self::$lastDate) {
-            return self::$lastBytes;
-        }
-        $bytes = self::serialize($response, true, $date);
-        self::$lastResponse = $response;
-        self::$lastDate = $date;
-        self::$lastBytes = $bytes;
-
-        return $bytes;
-    }
-
     /**
      * @param bool $keepAlive false adds "Connection: close"; the caller closes after writing
      * @param string $date the Date value, normally {@see HttpDate::now()}; a Date header on the response wins

@@ -100,6 +100,12 @@ final class HttpServer
      *           one request in progress already stops reading)
      */
     public readonly int $fastLimit;
+    /** @internal the response a fast request got last (see ServerConnection::run()), the second it was written in and its bytes */
+    public ?Response $lastResponse = null;
+    /** @internal */
+    public int $lastSecond = 0;
+    /** @internal */
+    public string $lastBytes = '';
     /** Most whole requests remembered (see $prototypes). */
     private const PROTOTYPES = 64;
     /** The longest request remembered, in bytes. */

@@ -66,13 +66,15 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
      */
     private ?RequestParser $parser = null;
     /**
-     * Requests in progress, by sequence number: a RequestTask, or the Request of a fast request
-     * (always the first: it is only taken with nothing else in progress) until it is answered or
-     * becomes a task (promote()).
+     * Requests in progress, by sequence number (head to tail), but for the fast request: that
+     * one counts as the first in progress but is kept in $fast until it is answered or becomes a
+     * task in its place (promote()).
      *
-     * @var array<int, RequestTask|Request>
+     * @var array<int, RequestTask>
      */
     private array $queue = [];
+    /** the fast request in progress (see the class comment), at the head */
+    private ?Request $fast = null;
     private int $head = 0;
     private int $tail = 0;
     private int $waiting = self::WAIT_NONE;
@@ -133,7 +135,8 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
                 // property costs, and this runs for most requests.
                 $request = clone $prototype;
                 $request->connection = $this->connection;
-                $this->queue[$this->tail++] = $request;
+                $this->fast = $request;
+                ++$this->tail;
                 $bytes = \strlen($data);
                 $this->inFlightBytes = $bytes; // nothing else in progress
                 $server->charge($bytes);
@@ -158,8 +161,8 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
      */
     public function run(): void
     {
-        $request = $this->queue[$this->head] ?? null;
-        if (!$request instanceof Request) {
+        $request = $this->fast;
+        if ($request === null) {
             return; // the connection closed (or was handed over) before the request's turn
         }
         if ($this->options->allowedHosts !== null && !$this->server->allowsHost($request)) {
@@ -186,8 +189,19 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
 
             return;
         }
-        // At the head of the queue (it came with nothing in progress), so it is written now.
-        $bytes = ResponseSerializer::keepAlive($response);
+        // At the head of the queue (it came with nothing in progress), so it is written now. A
+        // Response cannot change: the one the server wrote last, within the same second, is the
+        // bytes it wrote (a handler's remembered conversion answers with the same object).
+        $server = $this->server;
+        $second = time();
+        if ($response === $server->lastResponse && $second === $server->lastSecond) {
+            $bytes = $server->lastBytes;
+        } else {
+            $bytes = ResponseSerializer::serialize($response, true, HttpDate::now($second));
+            $server->lastResponse = $response;
+            $server->lastSecond = $second;
+            $server->lastBytes = $bytes;
+        }
         if ($this->head + 1 === $this->tail) {
             $size = $this->inFlightBytes;
             $this->inFlightBytes = 0;
@@ -195,8 +209,8 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             $size = $this->fastBytes();
             $this->inFlightBytes -= $size;
         }
-        unset($this->queue[$this->head++]);
-        $server = $this->server;
+        $this->fast = null;
+        ++$this->head;
         $server->charge(-$size);
         ++$server->served;
         if (!$this->connection->write($bytes)) {
@@ -223,8 +237,8 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
     {
         $task = $this->promoted;
         if ($task === null) {
-            $request = $this->queue[$this->head] ?? null;
-            if (!$request instanceof Request) {
+            $request = $this->fast;
+            if ($request === null) {
                 return -1; // nothing of this connection is running: never requested
             }
             $task = $this->promote($request);
@@ -349,6 +363,7 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
         $task->bytes = $this->head + 1 === $this->tail ? $this->inFlightBytes : $this->fastBytes();
         $task->deadline = $this->fastReadAt + $this->options->handlerTimeout;
         $this->queue[$this->head] = $task;
+        $this->fast = null;
         $this->promoted = $task;
 
         return $task;
@@ -362,10 +377,7 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
     {
         $bytes = $this->inFlightBytes;
         for ($i = $this->head + 1; $i < $this->tail; ++$i) {
-            $task = $this->queue[$i] ?? null;
-            if ($task instanceof RequestTask) {
-                $bytes -= $task->bytes;
-            }
+            $bytes -= $this->queue[$i]->bytes;
         }
 
         return $bytes;
@@ -381,7 +393,7 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             return;
         }
         if ($response->producer === null || $task->head || $response->status === 204 || $response->status === 304) {
-            if (!$this->connection->isClosed() && $this->queue[$this->head] === $task) {
+            if (!$this->connection->isClosed() && ($this->queue[$this->head] ?? null) === $task) {
                 $this->flush();
             }
 
@@ -693,8 +705,8 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
     private function flush(): void
     {
         while ($this->head < $this->tail) {
-            $task = $this->queue[$this->head];
-            if ($task instanceof Request) {
+            $task = $this->queue[$this->head] ?? null;
+            if ($task === null) {
                 break; // the fast request, not answered yet (run() writes it)
             }
             $response = $task->response;
@@ -759,7 +771,7 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
         if ($this->closed) {
             return;
         }
-        if ($this->queue[$this->head] !== $task) {
+        if (($this->queue[$this->head] ?? null) !== $task) {
             /** @var Deferred<null> $turn */
             $turn = new Deferred($this->loop);
             $task->turn = $turn;
@@ -876,13 +888,12 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
         $this->drainWaiter = null;
         $waiter?->resolve(false);
         foreach ($this->queue as $task) {
-            if ($task instanceof RequestTask) {
-                $turn = $task->turn;
-                $task->turn = null;
-                $turn?->resolve(null);
-            }
+            $turn = $task->turn;
+            $task->turn = null;
+            $turn?->resolve(null);
         }
         $this->queue = [];
+        $this->fast = null;
         if ($this->parser !== null) {
             $this->parser->discard();
             $this->parser = null;

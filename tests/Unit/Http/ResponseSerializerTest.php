@@ -5,7 +5,6 @@ declare(strict_types=1);
 namespace Nexus\Tests\Unit\Http;
 
 use Nexus\Http\ChunkedEncoder;
-use Nexus\Http\HttpDate;
 use Nexus\Http\Parser\RequestParser;
 use Nexus\Http\Response;
 use Nexus\Http\ResponseSerializer;
@@ -50,21 +49,6 @@ final class ResponseSerializerTest extends TestCase
     public function testSerializes(Response $response, bool $keepAlive, bool $head, bool $chunked, string $version, string $expected): void
     {
         self::assertSame($expected, ResponseSerializer::serialize($response, $keepAlive, self::DATE, $head, $chunked, $version));
-    }
-
-    public function testKeepAliveWritesWhatSerializeWritesForTheUsualAnswer(): void
-    {
-        $hello = Response::text('Hello, world!');
-        $json = Response::json(['message' => 'Hello, Ada!']);
-
-        foreach ([$hello, $hello, $json, $hello, $json, $json] as $response) {
-            self::assertSame(ResponseSerializer::serialize($response, true, HttpDate::now()), ResponseSerializer::keepAlive($response));
-        }
-        self::assertSame(
-            ResponseSerializer::serialize(Response::text('Hello, world!'), true, HttpDate::now()),
-            ResponseSerializer::keepAlive(Response::text('Hello, world!')),
-            'an equal response that is another object',
-        );
     }
 
     public function testChunkedIsRefusedForHttp10Clients(): void

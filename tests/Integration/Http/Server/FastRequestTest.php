@@ -82,6 +82,37 @@ final class FastRequestTest extends HttpServerTestCase
         }
     }
 
+    public function testTheSameResponseObjectIsWrittenWithTheDateOfItsSecond(): void
+    {
+        $a = Response::text('a');
+        $b = Response::json(['b' => true]);
+        $this->serveNoting(static fn(Request $request): Response => $request->path() === '/a' ? $a : $b);
+        $client = $this->prime();
+        $getA = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
+        $getB = "GET /b HTTP/1.1\r\nHost: x\r\n\r\n";
+        $sent = 1;
+        foreach ([$getA, $getB, $getA, $getA, $getB] as $bytes) {
+            $client->send($bytes);
+            $this->waitResponses($client, ++$sent);
+        }
+        self::assertSame(['{"b":true}', 'a', '{"b":true}', 'a', 'a', '{"b":true}'], array_map(static fn(ReceivedResponse $r): string => $r->body, $client->responses));
+        self::assertSame(['text/plain; charset=utf-8', 'application/json'], [$client->responses[3]->header('content-type'), $client->responses[5]->header('content-type')]);
+
+        // The same object again until the second changes: each response has the date it was written in.
+        $first = $client->responses[$sent - 1]->header('date');
+        $deadline = microtime(true) + 3.0;
+        do {
+            $before = time();
+            $client->send($getA);
+            $this->waitResponses($client, ++$sent);
+            $date = $client->responses[$sent - 1]->header('date');
+            $at = strtotime((string) $date);
+            self::assertTrue($at >= $before && $at <= time(), "Date {$date} is when the response was written");
+        } while ($date === $first && microtime(true) < $deadline);
+        self::assertNotSame($first, $date, 'a new second, a new Date');
+        self::assertSame('a', $client->responses[$sent - 1]->body);
+    }
+
     public function testAFastRequestWhoseHandlerWaitsBecomesATaskAndIsAnswered(): void
     {
         $server = $this->serveNoting(function (Request $request): Response {
