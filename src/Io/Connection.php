@@ -414,7 +414,7 @@ final class Connection implements StreamWatcher
     /**
      * @internal the loop: the socket is readable (the read watcher) or writable (the write watcher)
      */
-    public function streamReady(mixed $stream, int $id): void
+    public function streamReady(int $id): void
     {
         if ($id === $this->readWatcher) {
             $this->handleReadable();

@@ -162,11 +162,11 @@ final class Loop
      */
     public function onReadable(mixed $stream, \Closure $callback): int
     {
-        return $this->watchReadable($stream, new ClosureWatcher($callback));
+        return $this->watchReadable($stream, new ClosureWatcher($stream, $callback));
     }
 
     /**
-     * Calls $watcher->streamReady($stream, $id) whenever $stream is readable: onReadable() for an
+     * Calls $watcher->streamReady($id) whenever $stream is readable: onReadable() for an
      * object that owns the stream anyway (no closure per watcher).
      *
      * @param resource $stream
@@ -190,11 +190,11 @@ final class Loop
      */
     public function onWritable(mixed $stream, \Closure $callback): int
     {
-        return $this->watchWritable($stream, new ClosureWatcher($callback));
+        return $this->watchWritable($stream, new ClosureWatcher($stream, $callback));
     }
 
     /**
-     * Calls $watcher->streamReady($stream, $id) whenever $stream is writable (see watchReadable()).
+     * Calls $watcher->streamReady($id) whenever $stream is writable (see watchReadable()).
      *
      * @param resource $stream
      */
@@ -620,11 +620,11 @@ final class Loop
         }
         $this->unexplainedPollFailures = 0;
         $chunk = self::IO_CHUNK;
-        foreach ($read as $id => $stream) {
+        foreach ($read as $id) {
             $watcher = $this->readWatchers[$id] ?? null;
             if ($watcher !== null) {
                 try {
-                    $watcher->streamReady($stream, $id);
+                    $watcher->streamReady($id);
                 } catch (\Throwable $e) {
                     $this->reportError($e);
                 }
@@ -640,11 +640,11 @@ final class Loop
                 }
             }
         }
-        foreach ($write as $id => $stream) {
+        foreach ($write as $id) {
             $watcher = $this->writeWatchers[$id] ?? null;
             if ($watcher !== null) {
                 try {
-                    $watcher->streamReady($stream, $id);
+                    $watcher->streamReady($id);
                 } catch (\Throwable $e) {
                     $this->reportError($e);
                 }

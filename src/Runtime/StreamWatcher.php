@@ -13,10 +13,8 @@ namespace Nexus\Runtime;
 interface StreamWatcher
 {
     /**
-     * $stream is readable (or writable, for a write watcher) and $id is the watcher's id, as
-     * watchReadable() or watchWritable() returned it.
-     *
-     * @param resource $stream
+     * The stream of watcher $id (as watchReadable() or watchWritable() returned it) is readable,
+     * or writable for a write watcher.
      */
-    public function streamReady(mixed $stream, int $id): void;
+    public function streamReady(int $id): void;
 }

@@ -58,6 +58,13 @@ final class EpollDriver implements PollDriver
     private const CALL = 'call_user_func';
     /** The watch id under which the epoll descriptor sits in the fallback poll. */
     private const EPOLL_WATCH = -1;
+    /**
+     * An event's data (its low 32 bits, the only ones read) is the watch id itself for a
+     * descriptor with one read watcher and no write watcher, and COMPLEX | the descriptor for any
+     * other (ids from COMPLEX up, should a process ever make that many, are registered the
+     * complex way too).
+     */
+    private const COMPLEX = 0x80000000;
 
     private static ?\FFI $ffi = null;
 
@@ -87,8 +94,8 @@ final class EpollDriver implements PollDriver
     private array $moreWriters = [];
     /** @var array<int, resource> the stream watched at each descriptor */
     private array $streamAt = [];
-    /** @var array<int, int> the event mask registered for each descriptor */
-    private array $masks = [];
+    /** @var array<int, int> what is registered in epoll for each descriptor: its data << 8 | its event mask */
+    private array $registered = [];
     /** @var array<int, int> descriptor of each stream already looked up, by resource id */
     private array $known = [];
     /** @var array<int, int> resource id looked up at each descriptor */
@@ -300,10 +307,10 @@ final class EpollDriver implements PollDriver
 
                 return false;
             }
-            if (!isset($read[self::EPOLL_WATCH])) {
+            if (!\in_array(self::EPOLL_WATCH, $read, true)) {
                 return $this->lastReady = $ready;
             }
-            unset($read[self::EPOLL_WATCH]);
+            $read = array_values(array_filter($read, static fn(int $id): bool => $id !== self::EPOLL_WATCH));
             $ms = 0;
         } elseif ($timeout === null) {
             $ms = -1;
@@ -333,37 +340,32 @@ final class EpollDriver implements PollDriver
             return false;
         }
         // The events read as 32-bit words (3 per packed 12-byte event: the mask, then the low and
-        // high half of the data, which holds the descriptor): a scalar read each (about 150
-        // instructions), where taking $events[$i] made an FFI object per event (about 240 more).
-        // A descriptor watched for reading only (a connection at rest) is registered for EPOLLIN
-        // alone, so any event on it means readable (EPOLLERR and EPOLLHUP read as EOF or an
-        // error): its mask is not read.
+        // high half of the data): a scalar read each (about 150 instructions), where taking
+        // $events[$i] made an FFI object per event (about 240 more). A descriptor watched for
+        // reading only (a connection at rest) carries its watcher's id and is registered for
+        // EPOLLIN alone, so any event on it means readable (EPOLLERR and EPOLLHUP read as EOF or
+        // an error): neither its mask nor any array is read.
         /** @var \FFI\CData $words */
         $words = $this->words;
-        $reader = $this->reader;
-        $writer = $this->writer;
-        $streamAt = $this->streamAt;
         for ($at = 1, $end = 3 * $n; $at < $end; $at += 3) {
-            /** @var int $fd */
-            $fd = $words[$at];
-            if (!isset($writer[$fd]) && !isset($this->moreReaders[$fd])) {
-                $id = $reader[$fd] ?? null;
-                if ($id !== null) {
-                    $read[$id] = $streamAt[$fd];
-                }
+            /** @var int $data */
+            $data = $words[$at];
+            if ($data < self::COMPLEX) {
+                $read[] = $data;
 
                 continue;
             }
+            $fd = $data - self::COMPLEX;
             /** @var int $mask */
             $mask = $words[$at - 1];
             if (($mask & self::READABLE) !== 0) {
-                foreach (self::idsAt($reader, $this->moreReaders, $fd) as $id) {
-                    $read[$id] = $streamAt[$fd];
+                foreach (self::idsAt($this->reader, $this->moreReaders, $fd) as $id) {
+                    $read[] = $id;
                 }
             }
             if (($mask & self::WRITABLE) !== 0) {
-                foreach (self::idsAt($writer, $this->moreWriters, $fd) as $id) {
-                    $write[$id] = $streamAt[$fd];
+                foreach (self::idsAt($this->writer, $this->moreWriters, $fd) as $id) {
+                    $write[] = $id;
                 }
             }
         }
@@ -482,21 +484,25 @@ final class EpollDriver implements PollDriver
             unset($this->fdOf[$id]);
         }
         unset($this->reader[$fd], $this->moreReaders[$fd], $this->writer[$fd], $this->moreWriters[$fd]);
-        $this->masks[$fd] = 0; // the kernel dropped the closed stream's registration
+        $this->registered[$fd] = 0; // the kernel dropped the closed stream's registration
     }
 
     private function update(int $fd): void
     {
-        $mask = (isset($this->reader[$fd]) ? self::EPOLLIN : 0) | (isset($this->writer[$fd]) ? self::EPOLLOUT : 0);
-        $old = $this->masks[$fd] ?? 0;
-        if ($mask === $old) {
+        $reader = $this->reader[$fd] ?? null;
+        $writer = isset($this->writer[$fd]);
+        $mask = ($reader !== null ? self::EPOLLIN : 0) | ($writer ? self::EPOLLOUT : 0);
+        $data = $reader !== null && !$writer && $reader < self::COMPLEX && !isset($this->moreReaders[$fd]) ? $reader : self::COMPLEX | $fd;
+        $old = $this->registered[$fd] ?? 0;
+        $new = $mask === 0 ? 0 : $data << 8 | $mask;
+        if ($new === $old) {
             return;
         }
         if ($this->pid !== getmypid()) {
             $this->reopen();
         }
         if ($mask === 0) {
-            unset($this->masks[$fd], $this->streamAt[$fd]);
+            unset($this->registered[$fd], $this->streamAt[$fd]);
             $this->ctl(self::CTL_DEL, $fd, 0); // fails harmlessly when the stream is closed already
             if (!isset($this->holeSet[$fd])) {
                 $this->holeSet[$fd] = true;
@@ -505,11 +511,11 @@ final class EpollDriver implements PollDriver
 
             return;
         }
-        $this->masks[$fd] = $mask;
+        $this->registered[$fd] = $new;
         $op = $old === 0 ? self::CTL_ADD : self::CTL_MOD;
-        $errno = $this->ctl($op, $fd, $mask);
+        $errno = $this->ctl($op, $fd, $mask, $data);
         if ($errno === self::EEXIST || $errno === self::ENOENT) {
-            $errno = $this->ctl($op === self::CTL_ADD ? self::CTL_MOD : self::CTL_ADD, $fd, $mask);
+            $errno = $this->ctl($op === self::CTL_ADD ? self::CTL_MOD : self::CTL_ADD, $fd, $mask, $data);
         }
         if ($errno === 0) {
             return;
@@ -517,7 +523,7 @@ final class EpollDriver implements PollDriver
         // Not pollable by epoll (EPERM) or closed (EBADF): the watchers go to the fallback
         // poll, which reports a closed stream as a culprit.
         $stream = $this->streamAt[$fd] ?? throw new \LogicException("No stream is recorded at descriptor {$fd}, which has watchers.");
-        unset($this->masks[$fd], $this->streamAt[$fd]);
+        unset($this->registered[$fd], $this->streamAt[$fd]);
         foreach (self::idsAt($this->reader, $this->moreReaders, $fd) as $id) {
             unset($this->fdOf[$id]);
             $this->fallback->watchRead($id, $stream);
@@ -537,7 +543,7 @@ final class EpollDriver implements PollDriver
     /**
      * @return int 0 or the errno
      */
-    private function ctl(int $op, int $fd, int $mask): int
+    private function ctl(int $op, int $fd, int $mask, int $data = 0): int
     {
         if ($this->epfd < 0) {
             $this->open();
@@ -546,7 +552,7 @@ final class EpollDriver implements PollDriver
         /** @var \FFI\CData $event */
         $event = $this->event;
         $event->events = $mask; // @phpstan-ignore property.notFound (FFI binds libc at run time)
-        $event->data = $fd; // @phpstan-ignore property.notFound (FFI binds libc at run time)
+        $event->data = $data; // @phpstan-ignore property.notFound (FFI binds libc at run time)
 
         $call = self::CALL;
         /** @var int $result */
@@ -591,8 +597,10 @@ final class EpollDriver implements PollDriver
         }
         $this->epfd = -1;
         $this->open();
-        foreach ($this->masks as $fd => $mask) {
-            $this->ctl(self::CTL_ADD, $fd, $mask);
+        foreach ($this->registered as $fd => $registered) {
+            if ($registered !== 0) {
+                $this->ctl(self::CTL_ADD, $fd, $registered & 0xFF, $registered >> 8);
+            }
         }
     }
 

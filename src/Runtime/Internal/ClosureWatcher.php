@@ -14,12 +14,16 @@ use Nexus\Runtime\StreamWatcher;
 final class ClosureWatcher implements StreamWatcher
 {
     /**
+     * @param resource                      $stream
      * @param \Closure(resource, int): void $callback
      */
-    public function __construct(private readonly \Closure $callback) {}
+    public function __construct(
+        private readonly mixed $stream,
+        private readonly \Closure $callback,
+    ) {}
 
-    public function streamReady(mixed $stream, int $id): void
+    public function streamReady(int $id): void
     {
-        ($this->callback)($stream, $id);
+        ($this->callback)($this->stream, $id);
     }
 }
