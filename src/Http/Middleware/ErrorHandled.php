@@ -17,8 +17,10 @@ use Nexus\Http\Response;
 final readonly class ErrorHandled implements RequestHandler
 {
     public function __construct(
-        private ErrorHandler $errors,
-        private RequestHandler $handler,
+        /** @internal (HttpServerMetrics::wrap() takes it apart) */
+        public ErrorHandler $errors,
+        /** @internal */
+        public RequestHandler $handler,
     ) {}
 
     public function handle(Request $request): Response

@@ -220,8 +220,19 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             $this->blocked = true;
         }
         if ($this->head === $this->tail && $this->parser === null && !$this->blocked && !$this->readPaused && !$this->peerEnded) {
-            // Idle again: the keep-alive timeout starts over.
-            $this->idle();
+            // Idle again: the keep-alive timeout starts over (what update() would do, without what
+            // cannot apply here; not fresh: a request was read).
+            $timeout = $this->options->keepAliveTimeout;
+            $this->deadline = $this->loop->now() + $timeout;
+            if ($this->waiting !== self::WAIT_IDLE || $this->waitTimeout !== $timeout) {
+                $this->waiting = self::WAIT_IDLE;
+                $this->waitTimeout = $timeout;
+            }
+            if ($this->connection->bufferedBytes() !== 0) {
+                // A client that reads slowly gets another period (expire()); with nothing
+                // buffered nothing can be sent before the next request, which sets the wait again.
+                $this->sentAtDeadline = $this->connection->sentBytes();
+            }
 
             return;
         }
@@ -981,26 +992,6 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             $this->wait(self::WAIT_REQUEST, $this->options->headerTimeout);
         } else {
             $this->wait(self::WAIT_IDLE, $this->fresh ? $this->options->headerTimeout : $this->options->keepAliveTimeout);
-        }
-    }
-
-    /**
-     * The fast request is answered and nothing else is in progress, buffered or paused: the
-     * connection is idle again and its keep-alive timeout starts over (what update() would do,
-     * without what cannot apply here).
-     */
-    private function idle(): void
-    {
-        $timeout = $this->options->keepAliveTimeout; // not fresh: a request was read
-        $this->deadline = $this->loop->now() + $timeout;
-        if ($this->waiting !== self::WAIT_IDLE || $this->waitTimeout !== $timeout) {
-            $this->waiting = self::WAIT_IDLE;
-            $this->waitTimeout = $timeout;
-        }
-        if ($this->connection->bufferedBytes() !== 0) {
-            // A client that reads slowly gets another period (expire()); with nothing buffered
-            // nothing can be sent before the next request, which sets the wait again.
-            $this->sentAtDeadline = $this->connection->sentBytes();
         }
     }
 
