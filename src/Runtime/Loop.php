@@ -26,6 +26,8 @@ use Nexus\Runtime\Internal\ClosureWatcher;
 final class Loop
 {
     private readonly Clock $clock;
+    /** The clock is virtual (see Clock::isVirtual()): asked once, it cannot change. */
+    private readonly bool $virtual;
     private readonly Scheduler $scheduler;
     private readonly TimerQueue $timers;
     private float $now;
@@ -68,6 +70,10 @@ final class Loop
     private int $idleGcRoots = self::IDLE_GC_ROOTS;
     /** Collect at once with this many possible roots (adaptive). */
     private int $busyGcRoots = 0;
+    /** When the loop last looked at the possible roots (see tick()). */
+    private float $gcCheckedAt = -\INF;
+    /** Seconds between two looks at the possible roots: gc_status() builds an array each time. */
+    private const GC_CHECK_INTERVAL = 0.001;
     private float $spinWindow = \INF;
     private float $activeAt = -\INF;
     /** @var array<int, true> */
@@ -81,6 +87,7 @@ final class Loop
     {
         $this->driver = $driver ?? DriverFactory::create();
         $this->clock = $clock ?? new SystemClock();
+        $this->virtual = $this->clock->isVirtual();
         $this->now = $this->clock->now();
         $this->timers = new TimerQueue();
         $this->scheduler = new Scheduler($schedulerBudget);
@@ -445,28 +452,35 @@ final class Loop
         $timeout = 0.0;
         if ($block && $this->deferred === [] && $this->pendingSignals === [] && !$this->scheduler->hasWork()) {
             $due = $this->nextTimerDue();
-            $timeout = $due === null ? null : max(0.0, $due - $this->clock->now());
+            $timeout = $due === null ? null : max(0.0, $due - $this->now);
         }
         if ($timeout !== 0.0) {
             // About to wait: a pool of fibers left by a burst of waiting handlers can go.
             $this->scheduler->trimIdle($this->now);
         }
-        if ($this->maxGcRoots > 0) {
+        // The possible roots are looked at once a millisecond at most: a busy loop turns tens of
+        // thousands of times a second, and an idle one waits longer than that between turns.
+        if ($this->maxGcRoots > 0 && ($this->virtual || $this->now - $this->gcCheckedAt >= self::GC_CHECK_INTERVAL)) {
+            $this->gcCheckedAt = $this->now;
             $this->collectCyclesIfDue($timeout !== 0.0);
         }
-        $virtual = $this->clock->isVirtual();
+        $virtual = $this->virtual;
         if ($this->streamWatchers > 0) {
             // With a virtual clock the wait is skipped when a timer is pending (time jumps to it
             // instead); with no timer at all only I/O or a signal can make progress: block.
+            // (select() reads the clock once the wait is over.)
             $this->select($virtual && $timeout !== null ? 0.0 : $timeout);
-        } elseif ($timeout > 0.0 && !$virtual) {
-            usleep((int) ceil($timeout * 1e6));
+        } else {
+            if ($timeout > 0.0 && !$virtual) {
+                usleep((int) ceil($timeout * 1e6));
+            }
+            $this->now = $this->clock->now();
         }
         if ($virtual && $timeout > 0.0) {
             // A virtual clock jumps to the next timer instead of sleeping until it.
             $this->clock->advanceTo($this->clock->now() + $timeout);
+            $this->now = $this->clock->now();
         }
-        $this->now = $this->clock->now();
         if ($this->pendingSignals !== []) {
             $this->dispatchSignals();
         }
@@ -560,7 +574,7 @@ final class Loop
 
     private function runTimers(): void
     {
-        $now = $this->now = $this->clock->now();
+        $now = $this->now; // read after the wait (select(), or tick() without streams)
         // Timers started by these callbacks wait for the next turn (ids only grow, and a new timer
         // sorts after every older one that is due), so a callback re-arming itself with a zero
         // delay cannot starve I/O.
