@@ -161,7 +161,7 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
 
     /**
      * @internal the scheduler: answers the fast request (see the class comment) at the head of
-     *           the queue, or runs it as the task it became before its turn came
+     *           the queue; what its handler needs a task for makes it one (promote())
      */
     public function run(): void
     {
@@ -179,7 +179,10 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             }
         }
         if ($this->closed) {
-            $this->promoted = null;
+            if ($this->promoted !== null) {
+                $this->promoted = null;
+                $this->scheduler->setCancellation(null);
+            }
 
             return;
         }
