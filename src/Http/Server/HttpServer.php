@@ -100,7 +100,9 @@ final class HttpServer
      *           one request in progress already stops reading)
      */
     public readonly int $fastLimit;
-    /** @internal the response a fast request got last (see ServerConnection::run()), the second it was written in and its bytes */
+    /** The longest response (head and body) kept with the response object it was written for. */
+    public const REMEMBERED_RESPONSE_MAX = 16 * 1024;
+    /** @internal the response a fast request got last (see ServerConnection::run()), the second it was written in and its bytes (up to REMEMBERED_RESPONSE_MAX) */
     public ?Response $lastResponse = null;
     /** @internal */
     public int $lastSecond = 0;

@@ -205,9 +205,12 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             $bytes = $server->lastBytes;
         } else {
             $bytes = ResponseSerializer::serialize($response, true, HttpDate::now($second));
-            $server->lastResponse = $response;
-            $server->lastSecond = $second;
-            $server->lastBytes = $bytes;
+            if (\strlen($bytes) <= HttpServer::REMEMBERED_RESPONSE_MAX) {
+                // Kept until the next one: a small answer only (a large one costs its sending).
+                $server->lastResponse = $response;
+                $server->lastSecond = $second;
+                $server->lastBytes = $bytes;
+            }
         }
         if ($this->head + 1 === $this->tail) {
             $size = $this->inFlightBytes;

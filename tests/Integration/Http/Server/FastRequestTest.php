@@ -113,6 +113,26 @@ final class FastRequestTest extends HttpServerTestCase
         self::assertSame('a', $client->responses[$sent - 1]->body);
     }
 
+    public function testOnlyASmallResponseIsKeptAfterItWasWritten(): void
+    {
+        $large = Response::text(str_repeat('l', HttpServer::REMEMBERED_RESPONSE_MAX));
+        $small = Response::text('small');
+        $server = $this->serveNoting(static fn(Request $request): Response => $request->path() === '/fast' ? $large : $small);
+        $client = $this->prime();
+        $client->send(self::GET);
+        $this->waitResponses($client, 2);
+        self::assertNull($server->lastResponse, 'a large response is not kept');
+        self::assertSame(HttpServer::REMEMBERED_RESPONSE_MAX, \strlen($client->responses[1]->body));
+
+        $getSmall = "GET /small HTTP/1.1\r\nHost: x\r\n\r\n";
+        $client->send($getSmall);
+        $this->waitResponses($client, 3);
+        $client->send($getSmall);
+        $this->waitResponses($client, 4);
+        self::assertSame($small, $server->lastResponse);
+        self::assertSame('small', $client->responses[3]->body);
+    }
+
     public function testAFastRequestWhoseHandlerWaitsBecomesATaskAndIsAnswered(): void
     {
         $server = $this->serveNoting(function (Request $request): Response {
