@@ -13,7 +13,10 @@ declare(strict_types=1);
  *   valgrind --tool=callgrind php -d opcache.enable_cli=1 -d opcache.jit=off bench/http/inprocess.php 100 /counter/Ada 12
  *
  * Arguments: connections (default 100; past ~500 it needs the epoll driver: the clients count
- * too), path (default /), rounds per run (default 200).
+ * too), path (default /), rounds per run (default 200), and "metrics" to measure the handler with
+ * HttpServerMetrics::wrap() as `nexus serve` does with its admin listener on (the default there).
+ * NEXUS_INPROCESS_NO_CPU=1 leaves out the getrusage() calls around each loop turn (the user CPU
+ * then reads 0): with few connections they cost as much as the turn, which callgrind counts.
  */
 
 use Nexus\Actor\ActorSystem;
@@ -21,6 +24,8 @@ use Nexus\Bench\CpuTime;
 use Nexus\Demo\DemoApp;
 use Nexus\Http\Application;
 use Nexus\Http\Server\HttpServer;
+use Nexus\Metrics\HttpServerMetrics;
+use Nexus\Metrics\Registry;
 use Nexus\Runtime\Loop;
 use Nexus\Worker\Workers;
 
@@ -29,13 +34,15 @@ require dirname(__DIR__, 2) . '/vendor/autoload.php';
 $connections = max(1, (int) ($argv[1] ?? 100));
 $path = $argv[2] ?? '/';
 $rounds = max(1, (int) ($argv[3] ?? 200));
+$metrics = ($argv[4] ?? '') === 'metrics';
 
 $loop = new Loop();
 $loop->collectCyclesInBatches();
 $system = new ActorSystem('inprocess', null, $loop);
 $app = new Application($system);
 DemoApp::configure($app, $system, Workers::single($system));
-$server = new HttpServer($loop, $app->handler());
+$handler = $metrics ? (new HttpServerMetrics(new Registry()))->wrap($app->handler()) : $app->handler();
+$server = new HttpServer($loop, $handler);
 $server->listen('tcp://127.0.0.1:0');
 $clients = [];
 for ($i = 0; $i < $connections; ++$i) {
@@ -58,7 +65,8 @@ $request = "GET {$path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
  *
  * @return array{float, float, float} ns per request inside tick(), user CPU ns per request, ticks per round
  */
-$run = static function (int $rounds) use ($loop, $clients, $request): array {
+$cpu = getenv('NEXUS_INPROCESS_NO_CPU') !== '1';
+$run = static function (int $rounds) use ($loop, $clients, $request, $cpu): array {
     $inTick = 0;
     $user = 0.0;
     $ticks = 0;
@@ -68,11 +76,13 @@ $run = static function (int $rounds) use ($loop, $clients, $request): array {
         }
         $pending = $clients;
         while ($pending !== []) {
-            $before = CpuTime::user() * 1e9;
+            $before = $cpu ? CpuTime::user() * 1e9 : 0.0;
             $start = hrtime(true);
             $loop->tick(false);
             $inTick += hrtime(true) - $start;
-            $user += CpuTime::user() * 1e9 - $before;
+            if ($cpu) {
+                $user += CpuTime::user() * 1e9 - $before;
+            }
             ++$ticks;
             foreach ($pending as $k => $client) {
                 $data = fread($client, 65536);
@@ -96,9 +106,10 @@ for ($k = 0; $k < 5; ++$k) {
     $bestUser = min($bestUser, $userNs);
 }
 printf(
-    "%d connections, GET %s, %s driver: %.0f ns per request inside Loop::tick(), %.0f ns of it user CPU (best of 5 runs of %d rounds), %.1f loop turns per round\n",
+    "%d connections, GET %s%s, %s driver: %.0f ns per request inside Loop::tick(), %.0f ns of it user CPU (best of 5 runs of %d rounds), %.1f loop turns per round\n",
     $connections,
     $path,
+    $metrics ? ' (with HttpServerMetrics)' : '',
     $loop->driver()->name(),
     $best,
     $bestUser,

@@ -185,7 +185,7 @@ final class Application
 
         $errors = new ErrorHandler($this->debug, $this->logger);
         if ($this->middleware === []) {
-            return $this->handler = Pipeline::wrap([$errors], $router);
+            return $this->handler = $errors->around($router);
         }
         $layers = [$errors, ...$this->middleware];
         foreach ($this->middleware as $middleware) {
@@ -195,8 +195,6 @@ final class Application
         }
         // Also right around the router, so that global middleware (request id, CORS, access log)
         // sees error responses instead of exceptions.
-        $layers[] = $errors;
-
-        return $this->handler = Pipeline::wrap($layers, $router);
+        return $this->handler = Pipeline::wrap($layers, $errors->around($router));
     }
 }

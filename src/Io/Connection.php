@@ -11,6 +11,7 @@ use Nexus\Io\Exception\TlsHandshakeException;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
+use Nexus\Runtime\StreamWatcher;
 
 /**
  * A non-blocking stream socket (TCP or Unix) on the loop.
@@ -43,7 +44,7 @@ use Nexus\Runtime\Loop;
  * past that, and after resume(), the rest is read on the next loop turn. A plain connection never
  * takes that path.
  */
-final class Connection
+final class Connection implements StreamWatcher
 {
     public const DEFAULT_HIGH_WATER_MARK = 65_536;
     private const CHUNK_SIZE = 65_536;
@@ -61,34 +62,35 @@ final class Connection
     /** Most bytes one readiness event reads over TLS before it lets the loop run. */
     private const TLS_READ_MAX = 1024 * 1024;
 
-    // The properties a read or a write touches come first, so that they share the fewest cache
-    // lines: with a thousand connections, each request finds its connection's object cold.
+    // The properties a read or a write touches come first, in the order they are touched, so
+    // that they share the fewest cache lines: with a thousand connections, each request finds its
+    // connection's object cold.
     /** @var resource */
     private readonly mixed $stream;
-    private bool $closed = false;
-    private bool $ending = false;
-    private bool $aboveMark = false;
-    /** Bytes to send: those before $sent were sent already. */
-    private string $buffer = '';
-    private int $sent = 0;
-    /** Bytes the kernel has taken over the connection's life. */
-    private int $sentTotal = 0;
-    private ?int $writeWatcher = null;
-    private readonly int $highWaterMark;
-    /** @var Deferred<?string>|null */
-    private ?Deferred $pendingRead = null;
+    private ?int $readWatcher = null;
     /** @var int<1, max> what the next read asks for: SMALL_READ or CHUNK_SIZE */
     private int $readSize = self::SMALL_READ;
+    /** Crypto is enabled (startTls()): reads drain OpenSSL's buffer. */
+    private bool $tls = false;
+    /** @var Deferred<?string>|null */
+    private ?Deferred $pendingRead = null;
     private ?ConnectionHandler $handler = null;
+    private bool $closed = false;
     /** @var list<\Closure(string): void> */
     private array $dataCallbacks = [];
-    private ?int $readWatcher = null;
+    private bool $ending = false;
+    /** Bytes to send: those before $sent were sent already. */
+    private string $buffer = '';
+    /** Bytes the kernel has taken over the connection's life. */
+    private int $sentTotal = 0;
+    private int $sent = 0;
+    private bool $aboveMark = false;
+    private ?int $writeWatcher = null;
+    private readonly int $highWaterMark;
     private bool $paused = false;
     private bool $readEnded = false;
     private bool $writeShut = false;
     private ?\Throwable $closeReason = null;
-    /** Crypto is enabled (startTls()): reads drain OpenSSL's buffer. */
-    private bool $tls = false;
     private ?TlsHandshake $handshake = null;
     private ?string $localAddress = null;
     private ?string $remoteAddress = null;
@@ -410,8 +412,18 @@ final class Connection
         return 'tcp://' . $name;
     }
 
-    private function handleReadable(): void
+    /**
+     * @internal the loop: the socket is readable (the read watcher: one chunk is read, see the
+     *           class comment) or writable (the write watcher: pending bytes are sent)
+     */
+    public function streamReady(int $id): void
     {
+        if ($id !== $this->readWatcher) {
+            $this->flush();
+
+            return;
+        }
+        // The read, here rather than in a method of its own: one call fewer for every read.
         $size = $this->readSize;
         $data = @fread($this->stream, $size);
         if ($data === false) {
@@ -451,7 +463,10 @@ final class Connection
         }
         if ($this->handler !== null) {
             $this->handler->dataReceived($data);
-            if ($this->closed) {
+            if ($this->closed || $this->dataCallbacks === []) {
+                // No loop entered on the usual path: under the tracing JIT a loop in a function,
+                // even an empty one, ends the trace that reached it (and aborts it, again and
+                // again, until the trace is given up to the interpreter).
                 return;
             }
         }
@@ -484,7 +499,7 @@ final class Connection
     private function readTlsLeftover(): void
     {
         if ($this->readWatcher !== null && !$this->closed) {
-            $this->handleReadable();
+            $this->streamReady($this->readWatcher);
         }
     }
 
@@ -586,9 +601,9 @@ final class Connection
                 $this->buffer = substr($this->buffer, $this->sent);
                 $this->sent = 0;
             }
-            // A handler made per registration, not kept in a property: only the loop refers to
-            // it, so a closed connection is no cycle and reference counting frees it.
-            $this->writeWatcher ??= $this->loop->onWritable($this->stream, $this->flush(...));
+            // The connection is its own watcher: no closure, and once it closes (its watchers
+            // cancelled) nothing keeps it in a cycle.
+            $this->writeWatcher ??= $this->loop->watchWritable($this->stream, $this);
 
             return;
         }
@@ -637,7 +652,7 @@ final class Connection
         $want = !$this->closed && !$this->readEnded
             && ($this->pendingRead !== null || (!$this->paused && ($this->dataCallbacks !== [] || $this->handler !== null)));
         if ($want && $this->readWatcher === null) {
-            $this->readWatcher = $this->loop->onReadable($this->stream, $this->handleReadable(...));
+            $this->readWatcher = $this->loop->watchReadable($this->stream, $this);
         } elseif (!$want && $this->readWatcher !== null) {
             $this->loop->cancel($this->readWatcher);
             $this->readWatcher = null;

@@ -40,8 +40,16 @@ final class HistogramSeries
      */
     public function observe(float $value): void
     {
-        // The first bound >= $value; +Inf (last) stops every value but NaN, which compares false.
         $walk = $this->walk;
+        if ($value <= $walk[0]) {
+            // The smallest bucket (most durations), without entering the loop below: under the
+            // tracing JIT a loop ends the trace that reached it.
+            ++$this->counts[0];
+            $this->sum += $value;
+
+            return;
+        }
+        // The first bound >= $value; +Inf (last) stops every value but NaN, which compares false.
         $i = 0;
         while ($value > $walk[$i]) {
             ++$i;

@@ -7,6 +7,7 @@ namespace Nexus\Runtime;
 use Nexus\Runtime\Driver\DriverFactory;
 use Nexus\Runtime\Driver\PollDriver;
 use Nexus\Runtime\Exception\PollFailedException;
+use Nexus\Runtime\Internal\ClosureWatcher;
 
 /**
  * The event loop: one per process. It owns the timers (a heap), stream readiness (through a
@@ -25,6 +26,8 @@ use Nexus\Runtime\Exception\PollFailedException;
 final class Loop
 {
     private readonly Clock $clock;
+    /** The clock is virtual (see Clock::isVirtual()): asked once, it cannot change. */
+    private readonly bool $virtual;
     private readonly Scheduler $scheduler;
     private readonly TimerQueue $timers;
     private float $now;
@@ -37,10 +40,10 @@ final class Loop
     /** @var array<int, float> interval of repeating timers */
     private array $timerIntervals = [];
     private readonly PollDriver $driver;
-    /** @var array<int, \Closure(resource, int): void> */
-    private array $readCallbacks = [];
-    /** @var array<int, \Closure(resource, int): void> */
-    private array $writeCallbacks = [];
+    /** @var array<int, StreamWatcher> */
+    private array $readWatchers = [];
+    /** @var array<int, StreamWatcher> */
+    private array $writeWatchers = [];
     /** Read and write watchers registered (the driver holds their streams). */
     private int $streamWatchers = 0;
     /** @var array<int, array{int, \Closure(int, int): void}> */
@@ -67,6 +70,10 @@ final class Loop
     private int $idleGcRoots = self::IDLE_GC_ROOTS;
     /** Collect at once with this many possible roots (adaptive). */
     private int $busyGcRoots = 0;
+    /** When the loop last looked at the possible roots (see tick()). */
+    private float $gcCheckedAt = -\INF;
+    /** Seconds between two looks at the possible roots: gc_status() builds an array each time. */
+    private const GC_CHECK_INTERVAL = 0.001;
     private float $spinWindow = \INF;
     private float $activeAt = -\INF;
     /** @var array<int, true> */
@@ -80,6 +87,7 @@ final class Loop
     {
         $this->driver = $driver ?? DriverFactory::create();
         $this->clock = $clock ?? new SystemClock();
+        $this->virtual = $this->clock->isVirtual();
         $this->now = $this->clock->now();
         $this->timers = new TimerQueue();
         $this->scheduler = new Scheduler($schedulerBudget);
@@ -161,8 +169,19 @@ final class Loop
      */
     public function onReadable(mixed $stream, \Closure $callback): int
     {
+        return $this->watchReadable($stream, new ClosureWatcher($stream, $callback));
+    }
+
+    /**
+     * Calls $watcher->streamReady($id) whenever $stream is readable: onReadable() for an
+     * object that owns the stream anyway (no closure per watcher).
+     *
+     * @param resource $stream
+     */
+    public function watchReadable(mixed $stream, StreamWatcher $watcher): int
+    {
         $id = $this->nextId++;
-        $this->readCallbacks[$id] = $callback;
+        $this->readWatchers[$id] = $watcher;
         ++$this->referenced;
         ++$this->streamWatchers;
         $this->driver->watchRead($id, $stream);
@@ -178,8 +197,18 @@ final class Loop
      */
     public function onWritable(mixed $stream, \Closure $callback): int
     {
+        return $this->watchWritable($stream, new ClosureWatcher($stream, $callback));
+    }
+
+    /**
+     * Calls $watcher->streamReady($id) whenever $stream is writable (see watchReadable()).
+     *
+     * @param resource $stream
+     */
+    public function watchWritable(mixed $stream, StreamWatcher $watcher): int
+    {
         $id = $this->nextId++;
-        $this->writeCallbacks[$id] = $callback;
+        $this->writeWatchers[$id] = $watcher;
         ++$this->referenced;
         ++$this->streamWatchers;
         $this->driver->watchWrite($id, $stream);
@@ -219,13 +248,13 @@ final class Loop
             unset($this->timerCallbacks[$id], $this->timerIntervals[$id]);
             $this->release($id);
             $this->compactTimers();
-        } elseif (isset($this->readCallbacks[$id])) {
-            unset($this->readCallbacks[$id]);
+        } elseif (isset($this->readWatchers[$id])) {
+            unset($this->readWatchers[$id]);
             --$this->streamWatchers;
             $this->driver->unwatch($id);
             $this->release($id);
-        } elseif (isset($this->writeCallbacks[$id])) {
-            unset($this->writeCallbacks[$id]);
+        } elseif (isset($this->writeWatchers[$id])) {
+            unset($this->writeWatchers[$id]);
             --$this->streamWatchers;
             $this->driver->unwatch($id);
             $this->release($id);
@@ -423,28 +452,35 @@ final class Loop
         $timeout = 0.0;
         if ($block && $this->deferred === [] && $this->pendingSignals === [] && !$this->scheduler->hasWork()) {
             $due = $this->nextTimerDue();
-            $timeout = $due === null ? null : max(0.0, $due - $this->clock->now());
+            $timeout = $due === null ? null : max(0.0, $due - $this->now);
         }
         if ($timeout !== 0.0) {
             // About to wait: a pool of fibers left by a burst of waiting handlers can go.
             $this->scheduler->trimIdle($this->now);
         }
-        if ($this->maxGcRoots > 0) {
+        // The possible roots are looked at once a millisecond at most: a busy loop turns tens of
+        // thousands of times a second, and an idle one waits longer than that between turns.
+        if ($this->maxGcRoots > 0 && ($this->virtual || $this->now - $this->gcCheckedAt >= self::GC_CHECK_INTERVAL)) {
+            $this->gcCheckedAt = $this->now;
             $this->collectCyclesIfDue($timeout !== 0.0);
         }
-        $virtual = $this->clock->isVirtual();
+        $virtual = $this->virtual;
         if ($this->streamWatchers > 0) {
             // With a virtual clock the wait is skipped when a timer is pending (time jumps to it
             // instead); with no timer at all only I/O or a signal can make progress: block.
+            // (select() reads the clock once the wait is over.)
             $this->select($virtual && $timeout !== null ? 0.0 : $timeout);
-        } elseif ($timeout > 0.0 && !$virtual) {
-            usleep((int) ceil($timeout * 1e6));
+        } else {
+            if ($timeout > 0.0 && !$virtual) {
+                usleep((int) ceil($timeout * 1e6));
+            }
+            $this->now = $this->clock->now();
         }
         if ($virtual && $timeout > 0.0) {
             // A virtual clock jumps to the next timer instead of sleeping until it.
             $this->clock->advanceTo($this->clock->now() + $timeout);
+            $this->now = $this->clock->now();
         }
-        $this->now = $this->clock->now();
         if ($this->pendingSignals !== []) {
             $this->dispatchSignals();
         }
@@ -538,7 +574,7 @@ final class Loop
 
     private function runTimers(): void
     {
-        $now = $this->now = $this->clock->now();
+        $now = $this->now; // read after the wait (select(), or tick() without streams)
         // Timers started by these callbacks wait for the next turn (ids only grow, and a new timer
         // sorts after every older one that is due), so a callback re-arming itself with a zero
         // delay cannot starve I/O.
@@ -598,11 +634,11 @@ final class Loop
         }
         $this->unexplainedPollFailures = 0;
         $chunk = self::IO_CHUNK;
-        foreach ($read as $id => $stream) {
-            $callback = $this->readCallbacks[$id] ?? null;
-            if ($callback !== null) {
+        foreach ($read as $id) {
+            $watcher = $this->readWatchers[$id] ?? null;
+            if ($watcher !== null) {
                 try {
-                    $callback($stream, $id);
+                    $watcher->streamReady($id);
                 } catch (\Throwable $e) {
                     $this->reportError($e);
                 }
@@ -618,11 +654,11 @@ final class Loop
                 }
             }
         }
-        foreach ($write as $id => $stream) {
-            $callback = $this->writeCallbacks[$id] ?? null;
-            if ($callback !== null) {
+        foreach ($write as $id) {
+            $watcher = $this->writeWatchers[$id] ?? null;
+            if ($watcher !== null) {
                 try {
-                    $callback($stream, $id);
+                    $watcher->streamReady($id);
                 } catch (\Throwable $e) {
                     $this->reportError($e);
                 }
@@ -719,8 +755,8 @@ final class Loop
 
     private function isKnown(int $id): bool
     {
-        return isset($this->timerCallbacks[$id]) || isset($this->readCallbacks[$id])
-            || isset($this->writeCallbacks[$id]) || isset($this->signalWatchers[$id]);
+        return isset($this->timerCallbacks[$id]) || isset($this->readWatchers[$id])
+            || isset($this->writeWatchers[$id]) || isset($this->signalWatchers[$id]);
     }
 
     private function release(int $id): void

@@ -32,20 +32,33 @@ final class CallableHandler implements RequestHandler
 
     private ?Response $lastResponse = null;
 
+    /** The only argument's resolver, for a handler of one parameter (called without a loop). */
+    private readonly ?\Closure $argument;
+
     /** @param list<\Closure(Request): mixed> $arguments */
     public function __construct(
         private readonly \Closure $target,
         private readonly array $arguments,
         private readonly string $route,
-    ) {}
+    ) {
+        $this->argument = \count($arguments) === 1 ? $arguments[0] : null;
+    }
 
     public function handle(Request $request): Response
     {
-        $args = [];
-        foreach ($this->arguments as $argument) {
-            $args[] = $argument($request);
+        // Handlers of no parameter or one are called without a loop and without unpacking:
+        // under the tracing JIT a loop, even an empty one, ends the trace that reached it.
+        if ($this->arguments === []) {
+            $result = ($this->target)();
+        } elseif ($this->argument !== null) {
+            $result = ($this->target)(($this->argument)($request));
+        } else {
+            $args = [];
+            foreach ($this->arguments as $argument) {
+                $args[] = $argument($request);
+            }
+            $result = ($this->target)(...$args);
         }
-        $result = ($this->target)(...$args);
         if ($result instanceof Response) {
             return $result;
         }

@@ -233,7 +233,13 @@ final class HandlerFactory
     {
         $type = self::scalarType($parameter, $where, false);
         if ($type === 'string' || $type === 'mixed') {
-            return static fn(Request $request): string => self::routeParam($request, $name);
+            // routeParam() written out: one call fewer for every request of the route.
+            return static function (Request $request) use ($name): string {
+                $params = $request->attributes[Router::PARAMS] ?? null;
+                $value = \is_array($params) ? ($params[$name] ?? '') : '';
+
+                return \is_string($value) ? $value : '';
+            };
         }
 
         return static function (Request $request) use ($name, $type): int|float|bool|string {

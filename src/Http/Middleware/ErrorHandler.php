@@ -37,21 +37,40 @@ final readonly class ErrorHandler implements Middleware
     {
         try {
             return $next->handle($request);
-        } catch (HttpException $e) {
+        } catch (\Throwable $e) {
+            return $this->recover($request, $e);
+        }
+    }
+
+    /**
+     * $handler with this error handling around it, as a handler: what process() does, without a
+     * middleware layer (Next) in between.
+     */
+    public function around(RequestHandler $handler): RequestHandler
+    {
+        return new ErrorHandled($this, $handler);
+    }
+
+    /**
+     * The answer to a request whose handler threw $e (see the class comment).
+     */
+    public function recover(Request $request, \Throwable $e): Response
+    {
+        if ($e instanceof HttpException) {
             if ($e->status >= 500) {
                 $this->report($request, $e);
             }
 
             return Problem::response($e->status, $e->getMessage(), $request->path(), $e->extensions, $e->headers);
-        } catch (TransientException $e) {
+        }
+        if ($e instanceof TransientException) {
             $this->report($request, $e, 'warning');
 
             return $this->problem($request, $e, 503, 'A service this request needs is unavailable right now; try again shortly.', ['Retry-After' => '1']);
-        } catch (\Throwable $e) {
-            $this->report($request, $e);
-
-            return $this->problem($request, $e, 500, 'The server failed to handle this request.');
         }
+        $this->report($request, $e);
+
+        return $this->problem($request, $e, 500, 'The server failed to handle this request.');
     }
 
     /**

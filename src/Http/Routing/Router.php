@@ -37,7 +37,7 @@ final class Router implements RequestHandler
 
     private const METHOD_ORDER = ['GET' => 0, 'HEAD' => 1, 'POST' => 2, 'PUT' => 3, 'PATCH' => 4, 'DELETE' => 5, 'OPTIONS' => 6];
 
-    /** @var array<string, array<string, array{RouteLeaf, array<string, string>}>> by method, then raw path */
+    /** @var array<string, array<string, array{RouteLeaf, array<string, string>, array{route_params: array<string, string>}}>> by method, then raw path: the leaf, its values, and the attributes of a request that has none */
     private array $matches = [];
 
     private int $matchCount = 0;
@@ -49,6 +49,8 @@ final class Router implements RequestHandler
     private function __construct(
         private readonly array $static,
         private readonly array $tries,
+        /** a static pattern has a "%" (a raw path with one then never matches through $static) */
+        private readonly bool $staticWithPercent,
     ) {}
 
     /**
@@ -106,26 +108,35 @@ final class Router implements RequestHandler
             $node->leaf = $leaf;
         }
 
-        return new self($static, $tries);
+        $withPercent = false;
+        foreach (array_keys($static) as $pattern) {
+            $withPercent = $withPercent || str_contains((string) $pattern, '%');
+        }
+
+        return new self($static, $tries, $withPercent);
     }
 
     public function handle(Request $request): Response
     {
         $path = $request->path();
         $method = $request->method();
-        $plain = !str_contains($path, '%');
-        if ($plain) {
-            $handler = $this->static[$path][$method] ?? null;
-            if ($handler !== null) {
-                $request->routeTemplate = $path;
+        // Static paths are looked up for paths without "%" only; with no static pattern that has
+        // one, a path found there has none, and the usual request is spared the search.
+        $handler = $this->static[$path][$method] ?? null;
+        if ($handler !== null && (!$this->staticWithPercent || !str_contains($path, '%'))) {
+            $request->routeTemplate = $path;
 
-                return $handler->handle($request);
-            }
+            return $handler->handle($request);
         }
+        $plain = !str_contains($path, '%');
         $match = $this->matches[$method][$path] ?? null;
         if ($match !== null) {
             $leaf = $match[0];
-            $request->attributes[self::PARAMS] = $match[1];
+            if ($request->attributes === []) {
+                $request->attributes = $match[2]; // shared until written: no array made per request
+            } else {
+                $request->attributes[self::PARAMS] = $match[1];
+            }
             $request->routeTemplate = $leaf->template;
 
             return $leaf->handler->handle($request);
@@ -160,7 +171,7 @@ final class Router implements RequestHandler
                         $this->matches = [];
                         $this->matchCount = 0;
                     }
-                    $this->matches[$method][$path] = [$leaf, $params];
+                    $this->matches[$method][$path] = [$leaf, $params, [self::PARAMS => $params]];
                     ++$this->matchCount;
                 }
                 $request->attributes[self::PARAMS] = $params;

@@ -50,7 +50,8 @@ final class HttpServer
     private bool $listenersPaused = false;
     /** @var Deferred<null>|null */
     private ?Deferred $stopped = null;
-    private int $served = 0;
+    /** @internal responses written so far (requestsServed()); counted by ServerConnection */
+    public int $served = 0;
     /** Bytes of requests received and not answered yet, over all connections. */
     private int $buffered = 0;
     /**
@@ -78,6 +79,39 @@ final class HttpServer
     /** @var list<RequestParser> idle parsers given back by connections (at most IDLE_PARSERS) */
     private array $idleParsers = [];
     private int $parsersCreated = 1;
+    /**
+     * @internal whole requests seen before, by their exact bytes: a connection with nothing in
+     *           progress that receives exactly these bytes takes a clone of the request instead of
+     *           parsing them (ServerConnection::dataReceived()). Only plain ones: no body, HTTP/1.1,
+     *           keep-alive, not HEAD, no upgrade; at most PROTOTYPES of them, up to
+     *           PROTOTYPE_MAX_BYTES each (emptied when full). The same bytes parse the same way under
+     *           the same limits, so a clone is what the parser would give.
+     *
+     * @var array<string, Request>
+     */
+    public array $prototypes = [];
+    /** @internal the bytes of the request remembered last, compared before the lookup */
+    public string $lastHead = '';
+    /** @internal the request remembered last (for $lastHead) */
+    public ?Request $lastPrototype = null;
+    /**
+     * @internal a fast request (see $prototypes) of fewer bytes than this leaves the connection
+     *           reading (ServerOptions::$maxBufferedPerConnection, or 0 when maxPipelined is 1:
+     *           one request in progress already stops reading)
+     */
+    public readonly int $fastLimit;
+    /** The longest response (head and body) kept with the response object it was written for. */
+    public const REMEMBERED_RESPONSE_MAX = 16 * 1024;
+    /** @internal the response a fast request got last (see ServerConnection::run()), the second it was written in and its bytes (up to REMEMBERED_RESPONSE_MAX) */
+    public ?Response $lastResponse = null;
+    /** @internal */
+    public int $lastSecond = 0;
+    /** @internal */
+    public string $lastBytes = '';
+    /** Most whole requests remembered (see $prototypes). */
+    private const PROTOTYPES = 64;
+    /** The longest request remembered, in bytes. */
+    public const PROTOTYPE_MAX_BYTES = 2048;
 
     public function __construct(
         private readonly Loop $loop,
@@ -90,6 +124,7 @@ final class HttpServer
         $this->maxConnections = $options->maxConnections ?? Listener::capacity($loop);
         $this->scheduler = $loop->scheduler();
         $this->parser = new RequestParser($options->limits);
+        $this->fastLimit = $options->maxPipelined > 1 ? $options->maxBufferedPerConnection : 0;
     }
 
     /**
@@ -256,30 +291,41 @@ final class HttpServer
     }
 
     /**
-     * @internal
-     */
-    public function countServed(): void
-    {
-        ++$this->served;
-    }
-
-    /**
      * @internal a connection's count of buffered bytes changed by $delta
      */
     public function charge(int $delta): void
     {
-        $this->buffered += $delta;
-        $over = $this->buffered > $this->options->maxBufferedTotal;
-        if ($over !== $this->overBudget) {
-            $this->overBudget = $over;
-        }
-        if ($delta < 0 && $this->budgetWaiters !== [] && !$this->overBudget) {
+        if (($this->buffered += $delta) > $this->options->maxBufferedTotal) {
+            if (!$this->overBudget) {
+                $this->overBudget = true;
+            }
+        } elseif ($this->overBudget) {
+            // Connections wait for the budget only while it is exceeded (waitForBudget()).
+            $this->overBudget = false;
             $waiters = $this->budgetWaiters;
             $this->budgetWaiters = [];
             foreach ($waiters as $connection) {
                 $connection->budgetFreed();
             }
         }
+    }
+
+    /**
+     * @internal for ServerConnection: $bytes were exactly one plain request (see $prototypes),
+     *           parsed into $request (not handed out yet: a clone of it is remembered)
+     */
+    public function remember(string $bytes, Request $request): void
+    {
+        if (\strlen($bytes) > self::PROTOTYPE_MAX_BYTES || isset($this->prototypes[$bytes])) {
+            return;
+        }
+        if (\count($this->prototypes) >= self::PROTOTYPES) {
+            $this->prototypes = [];
+        }
+        $prototype = clone $request;
+        $this->prototypes[$bytes] = $prototype;
+        $this->lastHead = $bytes;
+        $this->lastPrototype = $prototype;
     }
 
     /**

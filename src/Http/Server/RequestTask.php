@@ -61,7 +61,7 @@ final class RequestTask implements Runnable, Cancellation
 
     public function run(): void
     {
-        $this->connection->run($this);
+        $this->connection->runTask($this);
     }
 
     public function subscribe(\Closure $callback): int

@@ -13,8 +13,11 @@ use Nexus\Http\ResponseSerializer;
 use Nexus\Http\Status;
 use Nexus\Io\Connection;
 use Nexus\Io\ConnectionHandler;
+use Nexus\Runtime\Cancellation;
 use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Loop;
+use Nexus\Runtime\Runnable;
+use Nexus\Runtime\Scheduler;
 
 /**
  * The server side of one HTTP/1.x connection: parses requests as bytes arrive, hands each one to
@@ -27,9 +30,17 @@ use Nexus\Runtime\Loop;
  * no byte of its response for sendTimeout is cut off; and one wait at a time is timed by
  * $deadline (head 408, body 408, idle, linger).
  *
+ * The usual request takes a shorter way (a "fast request"): a connection with nothing in progress
+ * that receives exactly the bytes of a plain request the server has seen before (HttpServer::
+ * $prototypes) queues a clone of it and schedules itself, no parser and no RequestTask involved;
+ * its run() calls the handler and writes the response. The request becomes a RequestTask only
+ * when that is needed: its handler waits (its first wait subscribes to this connection as the
+ * handler's Cancellation), or its response is streamed, an upgrade, or refused. Everything else
+ * (the order of responses, the bounds, the timeouts) works on it as on any request.
+ *
  * @internal created by HttpServer
  */
-final class ServerConnection implements ConnectionHandler
+final class ServerConnection implements ConnectionHandler, Runnable, Cancellation
 {
     private const WAIT_NONE = 0;
     /** a request head has begun and must be complete by the deadline (408) */
@@ -43,9 +54,8 @@ final class ServerConnection implements ConnectionHandler
     /** bytes wait to be sent; closed when the client takes none of them until the deadline */
     private const WAIT_SEND = 5;
 
-    /** When the current wait runs out (INF: not waiting). Checked by the server's sweep timer. */
-    public float $deadline = \INF;
-
+    // Declared in the order the fast way (dataReceived(), run()) touches them, so that they share
+    // the fewest cache lines: with a thousand connections each request finds its connection cold.
     /**
      * Only while part of a request is here (RequestParser::isIdle() is false): bytes that bring
      * whole requests go through the server's shared parser, and the connection keeps that one
@@ -54,41 +64,61 @@ final class ServerConnection implements ConnectionHandler
      * many connections there are.
      */
     private ?RequestParser $parser = null;
-    /** @var array<int, RequestTask> requests in progress, by sequence number */
-    private array $queue = [];
     private int $head = 0;
     private int $tail = 0;
+    /** no more requests are read (Connection: close, a bad request, or the server drains) */
+    private bool $closing = false;
+    /** the write buffer is above the high-water mark: reading waits for onDrain */
+    private bool $blocked = false;
+    /** end() was called: input is read and discarded until the client closes */
+    private bool $ended = false;
+    /** the server is stopping: the last response in the queue closes the connection */
+    private bool $draining = false;
+    private readonly HttpServer $server;
+    /** the fast request in progress (see the class comment), at the head */
+    private ?Request $fast = null;
+    private readonly Connection $connection;
+    /** bytes of the requests in the queue, as received (counted in the server's total as they change) */
+    private int $inFlightBytes = 0;
+    /** when the fast request was read (its handler's time limit counts from then) */
+    private float $fastReadAt = 0.0;
+    private readonly Loop $loop;
+    private bool $fresh = true;
+    private readonly Scheduler $scheduler;
+    private readonly ServerOptions $options;
+    private bool $closed = false;
+    /** the fast request became this task while its handler ran (see promote()) */
+    private ?RequestTask $promoted = null;
+    private bool $readPaused = false;
+    private bool $peerEnded = false;
+    /** When the current wait runs out (INF: not waiting). Checked by the server's sweep timer. */
+    public float $deadline = \INF;
     private int $waiting = self::WAIT_NONE;
     /** the length of the current wait, for another period when the client still reads */
     private float $waitTimeout = 0.0;
+    /**
+     * Requests in progress, by sequence number (head to tail), but for the fast request: that
+     * one counts as the first in progress but is kept in $fast until it is answered or becomes a
+     * task in its place (promote()).
+     *
+     * @var array<int, RequestTask>
+     */
+    private array $queue = [];
     /** bytes sent when the deadline was set: a client that reads slowly is not stuck */
     private int $sentAtDeadline = 0;
-    /** bytes of the requests in the queue, as received */
-    private int $inFlightBytes = 0;
-    /** bytes this connection counts against the server's total (see update()) */
-    private int $charged = 0;
-    /** the write buffer is above the high-water mark: reading waits for onDrain */
-    private bool $blocked = false;
-    /** no more requests are read (Connection: close, a bad request, or the server drains) */
-    private bool $closing = false;
-    /** the server is stopping: the last response in the queue closes the connection */
-    private bool $draining = false;
-    /** end() was called: input is read and discarded until the client closes */
-    private bool $ended = false;
-    private bool $peerEnded = false;
-    private bool $closed = false;
-    private bool $fresh = true;
-    private bool $readPaused = false;
+    /** bytes held by this connection's parser, as counted in the server's total (see update()) */
+    private int $parserCharged = 0;
     private bool $continueOwed = false;
     /** @var Deferred<bool>|null a streaming producer waiting for the write buffer to drain (false: it closed instead) */
     private ?Deferred $drainWaiter = null;
 
-    public function __construct(
-        private readonly HttpServer $server,
-        private readonly Connection $connection,
-        private readonly Loop $loop,
-        private readonly ServerOptions $options,
-    ) {
+    public function __construct(HttpServer $server, Connection $connection, Loop $loop, ServerOptions $options)
+    {
+        $this->server = $server;
+        $this->connection = $connection;
+        $this->loop = $loop;
+        $this->options = $options;
+        $this->scheduler = $loop->scheduler();
         // The connection's owner as an object: no closure and no callback list per connection.
         $connection->attach($this);
         $this->update();
@@ -99,7 +129,168 @@ final class ServerConnection implements ConnectionHandler
      */
     public function dataReceived(string $data): void
     {
+        if ($this->parser === null && $this->head === $this->tail && !$this->closing && !$this->blocked && !$this->ended && !$this->draining) {
+            // Nothing in progress, and maybe exactly a request seen before (see HttpServer::$prototypes).
+            $server = $this->server;
+            $prototype = $data === $server->lastHead ? $server->lastPrototype : $server->prototypes[$data] ?? null;
+            if ($prototype !== null) {
+                // A fast request: queued as it is and run by this connection (run()). Written out
+                // here rather than in a method: under the JIT each call and each write to a typed
+                // property costs, and this runs for most requests.
+                $request = clone $prototype;
+                $request->connection = $this->connection;
+                $this->fast = $request;
+                ++$this->tail;
+                $bytes = \strlen($data);
+                $this->inFlightBytes = $bytes; // nothing else in progress
+                $server->charge($bytes);
+                $this->fastReadAt = $this->loop->now();
+                if ($this->fresh) {
+                    $this->fresh = false;
+                }
+                $this->scheduler->schedule($this);
+                if ($bytes >= $server->fastLimit || $server->overBudget) {
+                    $this->update(); // reading stops (maxPipelined, a budget)
+                }
+
+                return;
+            }
+        }
         $this->received($data);
+    }
+
+    /**
+     * @internal the scheduler: answers the fast request (see the class comment) at the head of
+     *           the queue; what its handler needs a task for makes it one (promote())
+     */
+    public function run(): void
+    {
+        $request = $this->fast;
+        if ($request === null) {
+            return; // the connection closed (or was handed over) before the request's turn
+        }
+        if ($this->options->allowedHosts !== null && !$this->server->allowsHost($request)) {
+            $response = Response::text("Misdirected Request\n", 421);
+        } else {
+            try {
+                $response = $this->server->handler->handle($request);
+            } catch (\Throwable $e) {
+                $response = $this->failed($this->promoted ?? $this->promote($request), $e);
+            }
+        }
+        if ($this->closed) {
+            if ($this->promoted !== null) {
+                $this->promoted = null;
+                $this->scheduler->setCancellation(null);
+            }
+
+            return;
+        }
+        $task = $this->promoted;
+        if ($task !== null || $response->producer !== null || $response->status < 200 || $this->closing) {
+            // The handler waited or threw (the request is a task already), or the answer is
+            // streamed, an upgrade or a 1xx, or the connection is closing: the general way.
+            $this->answer($task ?? $this->promote($request), $response);
+            $this->promoted = null;
+            $this->scheduler->setCancellation(null);
+
+            return;
+        }
+        // At the head of the queue (it came with nothing in progress), so it is written now. A
+        // Response cannot change: the one the server wrote last, within the same second, is the
+        // bytes it wrote (a handler's remembered conversion answers with the same object).
+        $server = $this->server;
+        $second = time();
+        if ($response === $server->lastResponse && $second === $server->lastSecond) {
+            $bytes = $server->lastBytes;
+        } else {
+            $bytes = ResponseSerializer::serialize($response, true, HttpDate::now($second));
+            if (\strlen($bytes) <= HttpServer::REMEMBERED_RESPONSE_MAX) {
+                // Kept until the next one: a small answer only (a large one costs its sending).
+                $server->lastResponse = $response;
+                $server->lastSecond = $second;
+                $server->lastBytes = $bytes;
+            }
+        }
+        if ($this->head + 1 === $this->tail) {
+            $size = $this->inFlightBytes;
+            $this->inFlightBytes = 0;
+        } else {
+            $size = $this->fastBytes();
+            $this->inFlightBytes -= $size;
+        }
+        $this->fast = null;
+        ++$this->head;
+        $server->charge(-$size);
+        ++$server->served;
+        if (!$this->connection->write($bytes)) {
+            if ($this->connection->isClosed()) {
+                return; // it broke: release() has run
+            }
+            $this->blocked = true;
+        }
+        if ($this->head === $this->tail && $this->parser === null && !$this->blocked && !$this->readPaused && !$this->peerEnded) {
+            // Idle again: the keep-alive timeout starts over (what update() would do, without what
+            // cannot apply here; not fresh: a request was read).
+            $timeout = $this->options->keepAliveTimeout;
+            $this->deadline = $this->loop->now() + $timeout;
+            if ($this->waiting !== self::WAIT_IDLE || $this->waitTimeout !== $timeout) {
+                $this->waiting = self::WAIT_IDLE;
+                $this->waitTimeout = $timeout;
+            }
+            if ($this->connection->bufferedBytes() !== 0) {
+                // A client that reads slowly gets another period (expire()); with nothing
+                // buffered nothing can be sent before the next request, which sets the wait again.
+                $this->sentAtDeadline = $this->connection->sentBytes();
+            }
+
+            return;
+        }
+        $this->flush();
+    }
+
+    /**
+     * @internal the scheduler (Cancellation): the handler of the fast request waits, and is
+     *           limited in time from here on as a task: the request becomes one (promote()) and
+     *           the task is the cancellation of this fiber from now on
+     */
+    public function subscribe(\Closure $callback): int
+    {
+        $task = $this->promoted;
+        if ($task === null) {
+            $request = $this->fast;
+            if ($request === null) {
+                return -1; // nothing of this connection is running: never requested
+            }
+            $task = $this->promote($request);
+        }
+        $this->scheduler->setCancellation($task);
+
+        return $task->subscribe($callback);
+    }
+
+    /**
+     * @internal (Cancellation)
+     */
+    public function unsubscribe(int $id): void
+    {
+        $this->promoted?->unsubscribe($id);
+    }
+
+    /**
+     * @internal (Cancellation)
+     */
+    public function isRequested(): bool
+    {
+        return $this->promoted?->isRequested() ?? false;
+    }
+
+    /**
+     * @internal (Cancellation)
+     */
+    public function throwIfRequested(): void
+    {
+        $this->promoted?->throwIfRequested();
     }
 
     /**
@@ -146,30 +337,84 @@ final class ServerConnection implements ConnectionHandler
     /**
      * Runs the handler of $task (in a scheduler fiber) and queues its response.
      */
-    public function run(RequestTask $task): void
+    public function runTask(RequestTask $task): void
     {
         if ($this->closed || $task->request === null) {
             return;
         }
         $request = $task->request;
         if ($this->options->allowedHosts !== null && !$this->server->allowsHost($request)) {
-            $response = Response::text("Misdirected Request\n", 421);
-        } else {
-            // The handler runs under its time limit: the task is a Cancellation, so the scheduler
-            // runs it under itself, and its waits end once it is cancelled.
-            try {
-                $response = $this->server->handler->handle($request);
-            } catch (\Throwable $e) {
-                $response = $this->failed($task, $e);
-            }
-            $task->handlerDone = true; // a streaming producer is not under the limit
-            if ($task->timedOut !== null || ($response->status < 200 && !self::switches($task, $response))) {
-                $response = $this->refused($task, $response);
-            }
+            $task->handlerDone = true;
+            $task->response = Response::text("Misdirected Request\n", 421);
+            $this->respond($task, $task->response);
+
+            return;
+        }
+        // The handler runs under its time limit: the task is a Cancellation, so the scheduler
+        // runs it under itself, and its waits end once it is cancelled.
+        try {
+            $response = $this->server->handler->handle($request);
+        } catch (\Throwable $e) {
+            $response = $this->failed($task, $e);
+        }
+        $this->answer($task, $response);
+    }
+
+    /**
+     * The handler of $task returned $response (or failed with it): it is checked and queued.
+     */
+    private function answer(RequestTask $task, Response $response): void
+    {
+        $task->handlerDone = true; // a streaming producer is not under the limit
+        if ($task->timedOut !== null || ($response->status < 200 && !self::switches($task, $response))) {
+            $response = $this->refused($task, $response);
         }
         $task->response = $response;
+        $this->respond($task, $response);
+    }
+
+    /**
+     * The fast request at the head of the queue becomes a task in its place: from here on it is
+     * a request like the others (its handler's waits are limited in time, its response waits its
+     * turn, it may stream or upgrade).
+     */
+    private function promote(Request $request): RequestTask
+    {
+        $task = new RequestTask($this, $request);
+        $task->bytes = $this->head + 1 === $this->tail ? $this->inFlightBytes : $this->fastBytes();
+        $task->deadline = $this->fastReadAt + $this->options->handlerTimeout;
+        $this->queue[$this->head] = $task;
+        $this->fast = null;
+        $this->promoted = $task;
+
+        return $task;
+    }
+
+    /**
+     * The bytes of the fast request at the head of the queue: what is in flight less the tasks
+     * behind it.
+     */
+    private function fastBytes(): int
+    {
+        $bytes = $this->inFlightBytes;
+        for ($i = $this->head + 1; $i < $this->tail; ++$i) {
+            $bytes -= $this->queue[$i]->bytes;
+        }
+
+        return $bytes;
+    }
+
+    /**
+     * $task has its $response: written now if it is the first in the queue, or once the ones
+     * before it are; a streamed one is produced in this fiber.
+     */
+    private function respond(RequestTask $task, Response $response): void
+    {
+        if ($this->closed) {
+            return;
+        }
         if ($response->producer === null || $task->head || $response->status === 204 || $response->status === 304) {
-            if (!$this->connection->isClosed() && $this->queue[$this->head] === $task) {
+            if (!$this->connection->isClosed() && ($this->queue[$this->head] ?? null) === $task) {
                 $this->flush();
             }
 
@@ -275,6 +520,14 @@ final class ServerConnection implements ConnectionHandler
         if ($this->closed || $this->deadline > $now) {
             return; // what the kernel took emptied the buffer, and the next wait is set
         }
+        if ($this->waiting === self::WAIT_IDLE && $this->head !== $this->tail) {
+            // A fast request came while idle and left that deadline in place: while requests are
+            // in progress no deadline applies to the connection (their handlers' limits do).
+            $this->waiting = self::WAIT_NONE;
+            $this->deadline = \INF;
+
+            return;
+        }
         if ($this->connection->bufferedBytes() > 0 && $this->connection->sentBytes() > $this->sentAtDeadline) {
             // Still sending to a client that reads, just slowly: give it another period.
             $this->sentAtDeadline = $this->connection->sentBytes();
@@ -348,20 +601,25 @@ final class ServerConnection implements ConnectionHandler
         if ($this->ended) {
             return;
         }
-        $parser = $this->parser ?? $this->server->parser;
+        $parser = $this->parser;
+        // Bytes that reach an empty parser may be exactly one plain request, which the server
+        // then remembers for the fast way (see dataReceived()).
+        $whole = $parser === null && \strlen($data) <= HttpServer::PROTOTYPE_MAX_BYTES ? $data : null;
+        $parser ??= $this->server->parser;
         $parser->feed($data);
         if ($this->waiting === self::WAIT_BODY) {
             // The body timeout counts from the last byte: let update() set it again.
             $this->waiting = self::WAIT_NONE;
         }
-        $this->parse($parser);
+        $this->parse($parser, $whole);
     }
 
     /**
      * @param RequestParser $parser this connection's, or the server's shared one (then it is kept
      *                              here only if it holds part of a request when this returns)
+     * @param string|null   $whole  the bytes just fed to an empty parser, if it was (see received())
      */
-    private function parse(RequestParser $parser): void
+    private function parse(RequestParser $parser, ?string $whole = null): void
     {
         $max = $this->options->maxPipelined;
         $continue = false;
@@ -385,15 +643,21 @@ final class ServerConnection implements ConnectionHandler
                 break;
             }
             $bytes = $parser->lastRequestBytes;
-            $request->connection = $this->connection;
-            if ($this->fresh) {
-                $this->fresh = false;
-            }
             $keepAlive = $request->keepAlive();
             if ($keepAlive && isset($request->headers()['upgrade'])) {
                 // An upgrade request is the last one read here: what follows it belongs to the new
                 // protocol after a 101, and any other answer closes the connection.
                 $keepAlive = false;
+            }
+            if ($whole !== null) {
+                if ($keepAlive && $bytes === \strlen($whole) && $request->body() === '' && $request->method() !== 'HEAD' && $request->protocolVersion() === '1.1') {
+                    $this->server->remember($whole, $request);
+                }
+                $whole = null;
+            }
+            $request->connection = $this->connection;
+            if ($this->fresh) {
+                $this->fresh = false;
             }
             $task = new RequestTask($this, $request);
             $task->bytes = $bytes;
@@ -410,6 +674,7 @@ final class ServerConnection implements ConnectionHandler
             }
             $this->queue[$this->tail++] = $task;
             $this->inFlightBytes += $bytes;
+            $this->server->charge($bytes);
             if (!$keepAlive) {
                 $this->closing = true;
             }
@@ -461,7 +726,10 @@ final class ServerConnection implements ConnectionHandler
     private function flush(): void
     {
         while ($this->head < $this->tail) {
-            $task = $this->queue[$this->head];
+            $task = $this->queue[$this->head] ?? null;
+            if ($task === null) {
+                break; // the fast request, not answered yet (run() writes it)
+            }
             $response = $task->response;
             if ($response === null) {
                 break;
@@ -490,7 +758,8 @@ final class ServerConnection implements ConnectionHandler
             }
             unset($this->queue[$this->head++]);
             $this->inFlightBytes -= $task->bytes;
-            $this->server->countServed();
+            $this->server->charge(-$task->bytes);
+            ++$this->server->served;
             if (!$this->connection->write($bytes)) {
                 if ($this->closed) {
                     return;
@@ -523,7 +792,7 @@ final class ServerConnection implements ConnectionHandler
         if ($this->closed) {
             return;
         }
-        if ($this->queue[$this->head] !== $task) {
+        if (($this->queue[$this->head] ?? null) !== $task) {
             /** @var Deferred<null> $turn */
             $turn = new Deferred($this->loop);
             $task->turn = $turn;
@@ -561,7 +830,8 @@ final class ServerConnection implements ConnectionHandler
         }
         unset($this->queue[$this->head++]);
         $this->inFlightBytes -= $task->bytes;
-        $this->server->countServed();
+        $this->server->charge(-$task->bytes);
+        ++$this->server->served;
         if ($keepAlive) {
             $this->flush();
         } else {
@@ -587,7 +857,8 @@ final class ServerConnection implements ConnectionHandler
     {
         unset($this->queue[$this->head++]);
         $this->inFlightBytes -= $task->bytes;
-        $this->server->countServed();
+        $this->server->charge(-$task->bytes);
+        ++$this->server->served;
         $connection = $this->connection;
         $connection->write(ResponseSerializer::switchingProtocols($response, HttpDate::now()));
         if ($connection->isClosed()) {
@@ -643,14 +914,14 @@ final class ServerConnection implements ConnectionHandler
             $turn?->resolve(null);
         }
         $this->queue = [];
-        $this->inFlightBytes = 0;
+        $this->fast = null;
         if ($this->parser !== null) {
             $this->parser->discard();
             $this->parser = null;
         }
-        if ($this->charged !== 0) {
-            $charged = $this->charged;
-            $this->charged = 0;
+        $charged = $this->inFlightBytes + $this->parserCharged;
+        if ($charged !== 0) {
+            $this->inFlightBytes = $this->parserCharged = 0;
             $this->server->charge(-$charged);
         }
         $this->server->forget($this);
@@ -673,15 +944,17 @@ final class ServerConnection implements ConnectionHandler
                 return;
             }
         }
-        // What this connection holds: requests in the queue, bytes in the parser, and the rest of
-        // a declared body, counted from its head on so that admitting it cannot overflow later.
+        // What this connection holds: requests in the queue (counted as they come and go), bytes
+        // in the parser, and the rest of a declared body, counted from its head on so that
+        // admitting it cannot overflow later.
         $parser = $this->parser;
-        $charge = $parser === null ? $this->inFlightBytes : $this->inFlightBytes + $parser->heldBytes();
-        if ($charge !== $this->charged) {
-            $delta = $charge - $this->charged;
-            $this->charged = $charge;
+        $held = $parser === null ? 0 : $parser->heldBytes();
+        if ($held !== $this->parserCharged) {
+            $delta = $held - $this->parserCharged;
+            $this->parserCharged = $held;
             $this->server->charge($delta);
         }
+        $charge = $this->inFlightBytes + $held;
         $server = $this->server;
         if ($inFlight === 0) {
             if ($charge > 0 && $server->overBudget && !$this->closing && $parser !== null && $parser->isReadingBody()) {

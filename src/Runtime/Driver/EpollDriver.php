@@ -53,11 +53,20 @@ final class EpollDriver implements PollDriver
      * PHP compiles the call into a direct one (INIT_USER_CALL), which the tracing JIT still sees
      * as a "trampoline call" and aborts the trace on; after 16 aborts Loop::select() and poll()
      * ran in the interpreter for good. Called by name, the FFI call happens inside an internal
-     * function, where the tracer does not look.
+     * function, where the tracer does not look. What it calls is the C function as an FFI\CData
+     * (taken once, see open()), not [$ffi, 'epoll_wait']: an array callable is resolved by name on
+     * every call (about 3,900 instructions a call against 2,600).
      */
     private const CALL = 'call_user_func';
     /** The watch id under which the epoll descriptor sits in the fallback poll. */
     private const EPOLL_WATCH = -1;
+    /**
+     * An event's data (its low 32 bits, the only ones read) is the watch id itself for a
+     * descriptor with one read watcher and no write watcher, and COMPLEX | the descriptor for any
+     * other (ids from COMPLEX up, should a process ever make that many, are registered the
+     * complex way too).
+     */
+    private const COMPLEX = 0x80000000;
 
     private static ?\FFI $ffi = null;
 
@@ -67,20 +76,31 @@ final class EpollDriver implements PollDriver
     /** $events as uint32_t[3 * BATCH] (see poll()) */
     private ?\FFI\CData $words = null;
     private ?\FFI\CData $event = null;
+    /** libc's epoll_wait and epoll_ctl as FFI\CData function pointers (see CALL) */
+    private ?\FFI\CData $wait = null;
+    private ?\FFI\CData $control = null;
     /** @var resource|null the epoll descriptor as a PHP stream, for the fallback poll */
     private mixed $epollStream = null;
     private readonly StreamSelectDriver $fallback;
     private int $fallbackWatches = 0;
     /** @var array<int, int> descriptor of each watch id in epoll */
     private array $fdOf = [];
-    /** @var array<int, array<int, resource>> read watchers by descriptor */
-    private array $readers = [];
-    /** @var array<int, array<int, resource>> write watchers by descriptor */
-    private array $writers = [];
-    /** @var array<int, int> the event mask registered for each descriptor */
-    private array $masks = [];
-    /** @var array<int, int> resource id of the stream watched at each descriptor */
-    private array $owners = [];
+    // A descriptor has one read watcher and at most one write watcher almost always: those are
+    // plain ints, so that a poll finds the watcher of a ready descriptor with one lookup and a
+    // watched socket costs no array of its own. Further watchers of a descriptor (rare) are kept
+    // apart, in the order they came.
+    /** @var array<int, int> the (first) read watcher of each descriptor */
+    private array $reader = [];
+    /** @var array<int, array<int, true>> the other read watchers of a descriptor, if any */
+    private array $moreReaders = [];
+    /** @var array<int, int> the (first) write watcher of each descriptor */
+    private array $writer = [];
+    /** @var array<int, array<int, true>> the other write watchers of a descriptor, if any */
+    private array $moreWriters = [];
+    /** @var array<int, resource> the stream watched at each descriptor */
+    private array $streamAt = [];
+    /** @var array<int, int> what is registered in epoll for each descriptor: its data << 8 | its event mask */
+    private array $registered = [];
     /** @var array<int, int> descriptor of each stream already looked up, by resource id */
     private array $known = [];
     /** @var array<int, int> resource id looked up at each descriptor */
@@ -167,7 +187,11 @@ final class EpollDriver implements PollDriver
         stream_set_read_buffer($stream, 0);
         $this->claim($fd, $stream);
         $this->fdOf[$id] = $fd;
-        $this->readers[$fd][$id] = $stream;
+        if (isset($this->reader[$fd])) {
+            $this->moreReaders[$fd][$id] = true;
+        } else {
+            $this->reader[$fd] = $id;
+        }
         $this->update($fd);
     }
 
@@ -182,7 +206,11 @@ final class EpollDriver implements PollDriver
         }
         $this->claim($fd, $stream);
         $this->fdOf[$id] = $fd;
-        $this->writers[$fd][$id] = $stream;
+        if (isset($this->writer[$fd])) {
+            $this->moreWriters[$fd][$id] = true;
+        } else {
+            $this->writer[$fd] = $id;
+        }
         $this->update($fd);
     }
 
@@ -199,14 +227,61 @@ final class EpollDriver implements PollDriver
 
             return;
         }
-        unset($this->fdOf[$id], $this->readers[$fd][$id], $this->writers[$fd][$id]);
-        if (($this->readers[$fd] ?? null) === []) {
-            unset($this->readers[$fd]);
-        }
-        if (($this->writers[$fd] ?? null) === []) {
-            unset($this->writers[$fd]);
+        unset($this->fdOf[$id]);
+        if (($this->reader[$fd] ?? null) === $id) {
+            self::promote($this->reader, $this->moreReaders, $fd);
+        } elseif (isset($this->moreReaders[$fd][$id])) {
+            unset($this->moreReaders[$fd][$id]);
+            if ($this->moreReaders[$fd] === []) {
+                unset($this->moreReaders[$fd]);
+            }
+        } elseif (($this->writer[$fd] ?? null) === $id) {
+            self::promote($this->writer, $this->moreWriters, $fd);
+        } elseif (isset($this->moreWriters[$fd][$id])) {
+            unset($this->moreWriters[$fd][$id]);
+            if ($this->moreWriters[$fd] === []) {
+                unset($this->moreWriters[$fd]);
+            }
         }
         $this->update($fd);
+    }
+
+    /**
+     * The first watcher of $fd in $first is gone: the next one of $more (if any) takes its place.
+     *
+     * @param array<int, int>              $first
+     * @param array<int, array<int, true>> $more
+     */
+    private static function promote(array &$first, array &$more, int $fd): void
+    {
+        $next = isset($more[$fd]) ? array_key_first($more[$fd]) : null;
+        if ($next === null) {
+            unset($first[$fd]);
+
+            return;
+        }
+        $first[$fd] = $next;
+        unset($more[$fd][$next]);
+        if ($more[$fd] === []) {
+            unset($more[$fd]);
+        }
+    }
+
+    /**
+     * The watch ids at $fd, first ones first.
+     *
+     * @param array<int, int>              $first
+     * @param array<int, array<int, true>> $more
+     *
+     * @return list<int>
+     */
+    private static function idsAt(array $first, array $more, int $fd): array
+    {
+        if (!isset($first[$fd])) {
+            return [];
+        }
+
+        return isset($more[$fd]) ? [$first[$fd], ...array_keys($more[$fd])] : [$first[$fd]];
     }
 
     public function pollCost(): int
@@ -225,7 +300,6 @@ final class EpollDriver implements PollDriver
 
             return false;
         }
-        $ffi = self::$ffi ?? throw new \LogicException('libc is not bound.');
         if ($this->fallbackWatches > 0) {
             // Streams epoll cannot take: one stream_select() over them and the epoll descriptor.
             \assert($this->epollStream !== null);
@@ -237,10 +311,10 @@ final class EpollDriver implements PollDriver
 
                 return false;
             }
-            if (!isset($read[self::EPOLL_WATCH])) {
+            if (!\in_array(self::EPOLL_WATCH, $read, true)) {
                 return $this->lastReady = $ready;
             }
-            unset($read[self::EPOLL_WATCH]);
+            $read = array_values(array_filter($read, static fn(int $id): bool => $id !== self::EPOLL_WATCH));
             $ms = 0;
         } elseif ($timeout === null) {
             $ms = -1;
@@ -253,7 +327,7 @@ final class EpollDriver implements PollDriver
         // the interpreter.
         $call = self::CALL;
         /** @var int $n */
-        $n = $call([$ffi, 'epoll_wait'], $this->epfd, $this->events, self::BATCH, $ms); // @phpstan-ignore argument.type (FFI binds libc at run time)
+        $n = $call($this->wait, $this->epfd, $this->events, self::BATCH, $ms); // @phpstan-ignore argument.type (an FFI\CData function is callable)
         if ($n < 0) {
             $errno = self::errno();
             $this->lastReady = 0;
@@ -270,20 +344,33 @@ final class EpollDriver implements PollDriver
             return false;
         }
         // The events read as 32-bit words (3 per packed 12-byte event: the mask, then the low and
-        // high half of the data, which holds the descriptor): a scalar read each, where taking
-        // $events[$i] made an FFI object per event (about 240 instructions more each).
+        // high half of the data): a scalar read each (about 150 instructions), where taking
+        // $events[$i] made an FFI object per event (about 240 more). A descriptor watched for
+        // reading only (a connection at rest) carries its watcher's id and is registered for
+        // EPOLLIN alone, so any event on it means readable (EPOLLERR and EPOLLHUP read as EOF or
+        // an error): neither its mask nor any array is read.
         /** @var \FFI\CData $words */
         $words = $this->words;
-        for ($i = 0, $at = 0; $i < $n; ++$i, $at += 3) {
-            /** @var int $fd */
-            $fd = $words[$at + 1];
-            /** @var int $mask */
-            $mask = $words[$at];
-            if (($mask & self::READABLE) !== 0 && isset($this->readers[$fd])) {
-                $read += $this->readers[$fd];
+        for ($at = 1, $end = 3 * $n; $at < $end; $at += 3) {
+            /** @var int $data */
+            $data = $words[$at];
+            if ($data < self::COMPLEX) {
+                $read[] = $data;
+
+                continue;
             }
-            if (($mask & self::WRITABLE) !== 0 && isset($this->writers[$fd])) {
-                $write += $this->writers[$fd];
+            $fd = $data - self::COMPLEX;
+            /** @var int $mask */
+            $mask = $words[$at - 1];
+            if (($mask & self::READABLE) !== 0) {
+                foreach (self::idsAt($this->reader, $this->moreReaders, $fd) as $id) {
+                    $read[] = $id;
+                }
+            }
+            if (($mask & self::WRITABLE) !== 0) {
+                foreach (self::idsAt($this->writer, $this->moreWriters, $fd) as $id) {
+                    $write[] = $id;
+                }
             }
         }
         $this->lastError = '';
@@ -388,35 +475,38 @@ final class EpollDriver implements PollDriver
      */
     private function claim(int $fd, mixed $stream): void
     {
-        $key = get_resource_id($stream);
-        $owner = $this->owners[$fd] ?? null;
-        if ($owner === $key) {
+        $owner = $this->streamAt[$fd] ?? null;
+        if ($owner === $stream) {
             return;
         }
-        $this->owners[$fd] = $key;
+        $this->streamAt[$fd] = $stream;
         if ($owner === null) {
             return;
         }
-        foreach ([...array_keys($this->readers[$fd] ?? []), ...array_keys($this->writers[$fd] ?? [])] as $id) {
+        foreach ([...self::idsAt($this->reader, $this->moreReaders, $fd), ...self::idsAt($this->writer, $this->moreWriters, $fd)] as $id) {
             $this->culprits[$id] = 'a closed stream';
             unset($this->fdOf[$id]);
         }
-        unset($this->readers[$fd], $this->writers[$fd]);
-        $this->masks[$fd] = 0; // the kernel dropped the closed stream's registration
+        unset($this->reader[$fd], $this->moreReaders[$fd], $this->writer[$fd], $this->moreWriters[$fd]);
+        $this->registered[$fd] = 0; // the kernel dropped the closed stream's registration
     }
 
     private function update(int $fd): void
     {
-        $mask = (isset($this->readers[$fd]) ? self::EPOLLIN : 0) | (isset($this->writers[$fd]) ? self::EPOLLOUT : 0);
-        $old = $this->masks[$fd] ?? 0;
-        if ($mask === $old) {
+        $reader = $this->reader[$fd] ?? null;
+        $writer = isset($this->writer[$fd]);
+        $mask = ($reader !== null ? self::EPOLLIN : 0) | ($writer ? self::EPOLLOUT : 0);
+        $data = $reader !== null && !$writer && $reader < self::COMPLEX && !isset($this->moreReaders[$fd]) ? $reader : self::COMPLEX | $fd;
+        $old = $this->registered[$fd] ?? 0;
+        $new = $mask === 0 ? 0 : $data << 8 | $mask;
+        if ($new === $old) {
             return;
         }
         if ($this->pid !== getmypid()) {
             $this->reopen();
         }
         if ($mask === 0) {
-            unset($this->masks[$fd], $this->owners[$fd]);
+            unset($this->registered[$fd], $this->streamAt[$fd]);
             $this->ctl(self::CTL_DEL, $fd, 0); // fails harmlessly when the stream is closed already
             if (!isset($this->holeSet[$fd])) {
                 $this->holeSet[$fd] = true;
@@ -425,29 +515,30 @@ final class EpollDriver implements PollDriver
 
             return;
         }
-        $this->masks[$fd] = $mask;
+        $this->registered[$fd] = $new;
         $op = $old === 0 ? self::CTL_ADD : self::CTL_MOD;
-        $errno = $this->ctl($op, $fd, $mask);
+        $errno = $this->ctl($op, $fd, $mask, $data);
         if ($errno === self::EEXIST || $errno === self::ENOENT) {
-            $errno = $this->ctl($op === self::CTL_ADD ? self::CTL_MOD : self::CTL_ADD, $fd, $mask);
+            $errno = $this->ctl($op === self::CTL_ADD ? self::CTL_MOD : self::CTL_ADD, $fd, $mask, $data);
         }
         if ($errno === 0) {
             return;
         }
         // Not pollable by epoll (EPERM) or closed (EBADF): the watchers go to the fallback
         // poll, which reports a closed stream as a culprit.
-        unset($this->masks[$fd], $this->owners[$fd]);
-        foreach ($this->readers[$fd] ?? [] as $id => $stream) {
+        $stream = $this->streamAt[$fd] ?? throw new \LogicException("No stream is recorded at descriptor {$fd}, which has watchers.");
+        unset($this->registered[$fd], $this->streamAt[$fd]);
+        foreach (self::idsAt($this->reader, $this->moreReaders, $fd) as $id) {
             unset($this->fdOf[$id]);
             $this->fallback->watchRead($id, $stream);
             ++$this->fallbackWatches;
         }
-        foreach ($this->writers[$fd] ?? [] as $id => $stream) {
+        foreach (self::idsAt($this->writer, $this->moreWriters, $fd) as $id) {
             unset($this->fdOf[$id]);
             $this->fallback->watchWrite($id, $stream);
             ++$this->fallbackWatches;
         }
-        unset($this->readers[$fd], $this->writers[$fd]);
+        unset($this->reader[$fd], $this->moreReaders[$fd], $this->writer[$fd], $this->moreWriters[$fd]);
         if ($errno !== self::EPERM && $errno !== self::EBADF) {
             $this->lastError = "epoll_ctl() failed with errno {$errno}";
         }
@@ -456,20 +547,19 @@ final class EpollDriver implements PollDriver
     /**
      * @return int 0 or the errno
      */
-    private function ctl(int $op, int $fd, int $mask): int
+    private function ctl(int $op, int $fd, int $mask, int $data = 0): int
     {
         if ($this->epfd < 0) {
             $this->open();
         }
-        $ffi = self::$ffi ?? throw new \LogicException('libc is not bound.');
         /** @var \FFI\CData $event */
         $event = $this->event;
         $event->events = $mask; // @phpstan-ignore property.notFound (FFI binds libc at run time)
-        $event->data = $fd; // @phpstan-ignore property.notFound (FFI binds libc at run time)
+        $event->data = $data; // @phpstan-ignore property.notFound (FFI binds libc at run time)
 
         $call = self::CALL;
         /** @var int $result */
-        $result = $call([$ffi, 'epoll_ctl'], $this->epfd, $op, $fd, \FFI::addr($event)); // @phpstan-ignore argument.type (FFI binds libc at run time)
+        $result = $call($this->control, $this->epfd, $op, $fd, \FFI::addr($event)); // @phpstan-ignore argument.type (an FFI\CData function is callable)
 
         return $result === 0 ? 0 : self::errno();
     }
@@ -490,6 +580,12 @@ final class EpollDriver implements PollDriver
         $this->events ??= $ffi->new('epoll_event_t[' . self::BATCH . ']');
         $this->words ??= $ffi->cast('uint32_t[' . (3 * self::BATCH) . ']', $this->events);
         $this->event ??= $ffi->new('epoll_event_t');
+        /** @var \FFI\CData $wait */
+        $wait = $ffi->epoll_wait; // @phpstan-ignore property.notFound (FFI binds libc at run time)
+        /** @var \FFI\CData $control */
+        $control = $ffi->epoll_ctl; // @phpstan-ignore property.notFound (FFI binds libc at run time)
+        $this->wait ??= $wait;
+        $this->control ??= $control;
     }
 
     /**
@@ -510,8 +606,10 @@ final class EpollDriver implements PollDriver
         }
         $this->epfd = -1;
         $this->open();
-        foreach ($this->masks as $fd => $mask) {
-            $this->ctl(self::CTL_ADD, $fd, $mask);
+        foreach ($this->registered as $fd => $registered) {
+            if ($registered !== 0) {
+                $this->ctl(self::CTL_ADD, $fd, $registered & 0xFF, $registered >> 8);
+            }
         }
     }
 

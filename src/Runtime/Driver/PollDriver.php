@@ -58,12 +58,12 @@ interface PollDriver
 
     /**
      * Waits until a watched stream is ready or $timeout seconds have passed (null: no limit; 0: do
-     * not wait), then fills $read and $write with the ready watch ids and their streams. Returns
-     * how many ids are ready, 0 when the wait timed out or a signal interrupted it, or false when
-     * the poll failed: lastError() says why and culprits() names the watchers to drop.
+     * not wait), then fills $read and $write with the ready watch ids. Returns how many ids are
+     * ready, 0 when the wait timed out or a signal interrupted it, or false when the poll failed:
+     * lastError() says why and culprits() names the watchers to drop.
      *
-     * @param array<int, resource> $read
-     * @param array<int, resource> $write
+     * @param list<int> $read
+     * @param list<int> $write
      */
     public function poll(?float $timeout, array &$read, array &$write): int|false;
 

@@ -58,9 +58,10 @@ final class StreamSelectDriver implements PollDriver
 
     public function poll(?float $timeout, array &$read, array &$write): int|false
     {
-        $read = $this->readStreams;
-        $write = $this->writeStreams;
-        if ($read === [] && $write === []) {
+        $readable = $this->readStreams;
+        $writable = $this->writeStreams;
+        $read = $write = [];
+        if ($readable === [] && $writable === []) {
             if ($timeout === null) {
                 $this->lastError = 'nothing to wait for: no stream is watched and no timeout was given';
 
@@ -82,16 +83,14 @@ final class StreamSelectDriver implements PollDriver
         $except = null;
         error_clear_last();
         try {
-            $ready = @stream_select($read, $write, $except, $seconds, $micros);
+            $ready = @stream_select($readable, $writable, $except, $seconds, $micros);
         } catch (\TypeError|\ValueError $e) {
             // A stream closed while still watched.
             $this->lastError = $e->getMessage();
-            $read = $write = [];
 
             return false;
         }
         if ($ready === false) {
-            $read = $write = [];
             $message = error_get_last()['message'] ?? '';
             if (str_contains($message, 'Interrupted system call')) {
                 return 0; // a signal: the loop dispatches it
@@ -101,9 +100,15 @@ final class StreamSelectDriver implements PollDriver
             return false;
         }
         $this->lastError = '';
+        if ($ready === 0) {
+            return 0;
+        }
+        // stream_select() kept the keys (the watch ids) of the ready streams, and counts
+        // descriptors: a stream with two watchers is two ready ids.
+        $read = array_keys($readable);
+        $write = array_keys($writable);
 
-        // stream_select() counts descriptors; a stream with two watchers is two ready ids.
-        return $ready === 0 ? 0 : \count($read) + \count($write);
+        return \count($read) + \count($write);
     }
 
     public function lastError(): string

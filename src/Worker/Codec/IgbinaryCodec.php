@@ -38,6 +38,14 @@ final class IgbinaryCodec implements MessageCodec
 
     public function encode(array $batch, int $objects, ?int &$format): string
     {
+        if ($objects === 0) {
+            $bytes = ScalarBatch::encode($batch);
+            if ($bytes !== null) {
+                $format = self::SCALARS;
+
+                return $bytes;
+            }
+        }
         $bytes = (string) igbinary_serialize($batch);
         $length = \strlen($bytes);
         if (($objects & MessageClasses::CUSTOM) !== 0 || $length >= self::CHECKED_FROM || ($length > 2 * IgbinaryGuard::MAX_ARRAYS && IgbinaryGuard::arrayBytes($bytes) > IgbinaryGuard::MAX_ARRAYS)) {
@@ -52,6 +60,9 @@ final class IgbinaryCodec implements MessageCodec
 
     public function decode(int $format, string $bytes): array
     {
+        if ($format === self::SCALARS) {
+            return ScalarBatch::decode($bytes);
+        }
         if ($format === self::NATIVE || $format === self::FORMER_NATIVE) {
             return $this->native->decode($format, $bytes);
         }

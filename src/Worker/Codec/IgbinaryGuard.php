@@ -41,8 +41,6 @@ final class IgbinaryGuard
     public const MAX_TABLE = 255;
 
     private const HEADER = "\x00\x00\x00\x02";
-    /** Bytes that begin an object token: object (name inline), object id, object with Serializable data. */
-    private const OBJECT_BYTES = '/[\x17-\x1c]/';
 
     /** @var array<int, string> tokenizing patterns by table size */
     private array $patterns = [];
@@ -64,11 +62,22 @@ final class IgbinaryGuard
         }
         // An array header takes 2 bytes at least: a short batch cannot hold too many.
         $manyArrays = \strlen($bytes) > 2 * self::MAX_ARRAYS && self::arrayBytes($bytes) > self::MAX_ARRAYS;
-        if ($table === 0 && !$manyArrays && preg_match(self::OBJECT_BYTES, $bytes) === 0) {
+        if ($table === 0 && !$manyArrays && !self::hasObjectBytes($bytes)) {
             return true;
         }
 
         return preg_match($this->pattern($table, $manyArrays), $bytes) === 1;
+    }
+
+    /**
+     * Whether any byte that begins an object token (0x17-0x1c) occurs anywhere in $bytes: six
+     * scans for one byte each (memchr) take a tenth of the time of one PCRE character class over a
+     * frame of a few KiB, and no more over a small one.
+     */
+    private static function hasObjectBytes(string $bytes): bool
+    {
+        return str_contains($bytes, "\x1a") || str_contains($bytes, "\x17") || str_contains($bytes, "\x18")
+            || str_contains($bytes, "\x19") || str_contains($bytes, "\x1b") || str_contains($bytes, "\x1c");
     }
 
     /**

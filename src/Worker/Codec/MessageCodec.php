@@ -20,6 +20,12 @@ interface MessageCodec
     /** serialize(), decoded with allowed_classes and max_depth. */
     public const NATIVE = 4;
     /**
+     * A batch of ints and strings only (ScalarBatch: a small one, or a large one of strings),
+     * written by either codec and read by both. A worker of a version before it refuses it as
+     * of an unknown format, like 3 and 4.
+     */
+    public const SCALARS = 5;
+    /**
      * igbinary and serialize() batches with four values per message, as workers wrote them
      * before BatchLayout: still read (BatchLayout::fromFormer()), so that the reload that brings
      * this version in loses nothing the old workers send or hand off to the new ones; never

@@ -20,6 +20,14 @@ final class NativeCodec implements MessageCodec
 
     public function encode(array $batch, int $objects, ?int &$format): string
     {
+        if ($objects === 0) {
+            $bytes = ScalarBatch::encode($batch);
+            if ($bytes !== null) {
+                $format = self::SCALARS;
+
+                return $bytes;
+            }
+        }
         $format = self::NATIVE;
 
         return serialize($batch);
@@ -27,6 +35,9 @@ final class NativeCodec implements MessageCodec
 
     public function decode(int $format, string $bytes): array
     {
+        if ($format === self::SCALARS) {
+            return ScalarBatch::decode($bytes);
+        }
         if ($format === self::IGBINARY || $format === self::FORMER_IGBINARY) {
             throw new FrameException('An igbinary batch reached a worker that decodes only serialize(): run all workers with the same extensions.');
         }

@@ -102,8 +102,10 @@ final class Mesh implements LinkHost
     private array $departed = [];
     /** @var array<int, InboundLink> */
     private array $inbound = [];
-    /** @var array<int, array{int, int}> batches and bytes received, by the worker they came from */
-    private array $receivedTotals = [];
+    /** @var array<int, int> batches received, by the worker they came from */
+    private array $framesReceived = [];
+    /** @var array<int, int> their bytes, by the worker they came from */
+    private array $bytesReceived = [];
     private string $ownSocket = '';
     private readonly ReplyAddresses $replies;
     private readonly Undelivered $undelivered;
@@ -134,7 +136,7 @@ final class Mesh implements LinkHost
         ?LinkTls $nodeTls = null,
     ) {
         $this->id = Slots::id($node, $worker);
-        $this->replies = new ReplyAddresses($system->loop, $system->deadLetters, $this->id, $generation);
+        $this->replies = new ReplyAddresses($system->loop, $system->deadLetters, $this->id, $generation, $this->askTimedOut(...));
         $this->watches = new RemoteWatches();
         $this->recipients = new LocalRecipients($system);
         $this->unix = new UnixTransport();
@@ -281,8 +283,8 @@ final class Mesh implements LinkHost
      */
     public function received(int $peer, int $bytes): void
     {
-        $totals = $this->receivedTotals[$peer] ?? [0, 0];
-        $this->receivedTotals[$peer] = [$totals[0] + 1, $totals[1] + $bytes];
+        $this->framesReceived[$peer] = ($this->framesReceived[$peer] ?? 0) + 1;
+        $this->bytesReceived[$peer] = ($this->bytesReceived[$peer] ?? 0) + $bytes;
     }
 
     /**
@@ -301,14 +303,13 @@ final class Mesh implements LinkHost
                 continue;
             }
             $link = $this->peers[$peer] ?? null;
-            $received = $this->receivedTotals[$peer] ?? [0, 0];
             $rows[] = [
                 'peer' => $worker,
                 'framesSent' => $link === null ? 0 : $link->framesSent,
                 'bytesSent' => $link === null ? 0 : $link->bytesSent,
                 'unacknowledged' => $link === null ? 0 : $link->unacknowledged(),
-                'framesReceived' => $received[0],
-                'bytesReceived' => $received[1],
+                'framesReceived' => $this->framesReceived[$peer] ?? 0,
+                'bytesReceived' => $this->bytesReceived[$peer] ?? 0,
             ];
         }
 
@@ -637,7 +638,7 @@ final class Mesh implements LinkHost
     {
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->system->loop);
-        $address = $this->replies->forAsk($deferred, $timeout, $this->askTimeout($path, null, $timeout, $message));
+        $address = $this->replies->forAsk($deferred, $timeout, $path, null, $message);
         try {
             $this->sendPlaced($path, $message, $this->remoteRef($this->id, $address));
         } catch (\Throwable $e) {
@@ -692,7 +693,7 @@ final class Mesh implements LinkHost
     {
         /** @var Deferred<mixed> $deferred */
         $deferred = new Deferred($this->system->loop);
-        $address = $this->replies->forAsk($deferred, $timeout, $this->askTimeout($path, $worker, $timeout, $message));
+        $address = $this->replies->forAsk($deferred, $timeout, $path, $worker, $message);
         try {
             $this->send($worker, $path, $message, $this->remoteRef($this->id, $address));
         } catch (\Throwable $e) {
@@ -1035,23 +1036,18 @@ final class Mesh implements LinkHost
      * What an ask across the mesh fails with when no reply came in time (counted in the actor
      * system's stats): the message names the recipient, its slot when known (a placed actor's
      * is not), the timeout and the message's type.
-     *
-     * @return \Closure(): AskTimeoutException
      */
-    private function askTimeout(string $path, ?int $worker, float $timeout, mixed $message): \Closure
+    private function askTimedOut(PendingReply $ask): AskTimeoutException
     {
-        $stats = $this->system->stats;
+        ++$this->system->stats->askTimeouts;
+        $message = $ask->message;
 
-        return static function () use ($stats, $path, $worker, $timeout, $message): AskTimeoutException {
-            ++$stats->askTimeouts;
-
-            return new AskTimeoutException(\sprintf(
-                'No reply from %s%s within %.3f s to %s.',
-                $path,
-                $worker === null ? '' : ' on ' . Slots::describe($worker),
-                $timeout,
-                get_debug_type($message instanceof Traced ? $message->message : $message),
-            ));
-        };
+        return new AskTimeoutException(\sprintf(
+            'No reply from %s%s within %.3f s to %s.',
+            $ask->path,
+            $ask->worker === null ? '' : ' on ' . Slots::describe($ask->worker),
+            $ask->timeout,
+            get_debug_type($message instanceof Traced ? $message->message : $message),
+        ));
     }
 }

@@ -29,41 +29,144 @@ final class ReplyAddresses
     public const PREFIX = '/temp/';
     /** How long an address for a local sender that cannot say when it is settled stays valid. */
     private const FORWARD_TTL = 60.0;
+    /** Ask timeouts (seconds) below this are kept in the lists of deadlines; others get a timer each. */
+    private const LISTED_TIMEOUT = 1e9;
 
     /** @var array<int, PendingReply> */
     private array $pending = [];
+    /** @var array<int, int> the address (its number) each timer of an address ends, by timer */
+    private array $expiring = [];
     private int $next = 0;
+    /** @var \Closure(int): void what every address's timer calls, with its timer: one closure, not one per ask */
+    private readonly \Closure $expire;
+    /**
+     * The deadlines of the asks waiting for a reply, by timeout (in µs): each list is in the order
+     * the asks were made, which is the order of their deadlines. One loop timer (not one per ask)
+     * is set for the earliest; it stays set while no ask waits, without keeping the loop running,
+     * so that asks one after the other neither set nor cancel a timer each.
+     *
+     * @var array<int, array<int, float>>
+     */
+    private array $deadlines = [];
+    private ?int $deadlineTimer = null;
+    private float $deadlineDue = \INF;
+    private bool $deadlineReferenced = false;
+    /** @var \Closure(int): void */
+    private readonly \Closure $expireAsks;
 
     /** This mesh's own addresses start with this. */
     public readonly string $prefix;
 
+    /**
+     * @param \Closure(PendingReply): \Throwable $timedOut what an ask fails with when its timeout passes
+     */
     public function __construct(
         private readonly Loop $loop,
         private readonly DeadLetters $deadLetters,
         private readonly int $worker,
         int $generation,
+        private readonly \Closure $timedOut,
     ) {
         $this->prefix = self::PREFIX . "g{$generation}.";
+        $this->expire = $this->expired(...);
+        $this->expireAsks = $this->asksExpired(...);
     }
 
     /**
-     * An address for a remote ask's reply; $onTimeout makes the failure once $timeout passes.
+     * An address for the reply to a remote ask of $message to $path (on slot $worker when known):
+     * the ask fails once $timeout passes (see the constructor's $timedOut).
      *
-     * @param Deferred<mixed>         $deferred
-     * @param \Closure(): \Throwable $onTimeout
+     * @param Deferred<mixed> $deferred
      */
-    public function forAsk(Deferred $deferred, float $timeout, \Closure $onTimeout): string
+    public function forAsk(Deferred $deferred, float $timeout, string $path, ?int $worker, mixed $message): string
     {
         $id = ++$this->next;
-        $pending = new PendingReply($deferred, null, null);
-        $pending->timer = $this->loop->delay($timeout, function () use ($id, $onTimeout): void {
-            $pending = $this->pending[$id] ?? null;
-            unset($this->pending[$id]);
-            $pending?->deferred?->tryReject($onTimeout());
-        });
-        $this->pending[$id] = $pending;
+        $pending = $this->pending[$id] = new PendingReply($deferred, null, null, $path, $worker, $timeout, $message);
+        if (!($timeout >= 0.0 && $timeout < self::LISTED_TIMEOUT)) {
+            // Infinite, huge, negative or NaN: a timer of its own, which keeps the list in order.
+            $timer = $pending->timer = $this->loop->delay($timeout, $this->expire);
+            $this->expiring[$timer] = $id;
+
+            return $this->prefix . $id;
+        }
+        $due = $this->loop->now() + $timeout;
+        $this->deadlines[(int) ($timeout * 1e6)][$id] = $due;
+        if ($this->deadlineTimer === null || $due < $this->deadlineDue) {
+            $this->armDeadline($due);
+        } elseif (!$this->deadlineReferenced) {
+            $this->loop->reference($this->deadlineTimer);
+            $this->deadlineReferenced = true;
+        }
 
         return $this->prefix . $id;
+    }
+
+    /**
+     * Sets the one timer of the asks' deadlines for $due.
+     */
+    private function armDeadline(float $due): void
+    {
+        if ($this->deadlineTimer !== null) {
+            $this->loop->cancel($this->deadlineTimer);
+        }
+        $this->deadlineTimer = $this->loop->delay(max(0.0, $due - $this->loop->now()), $this->expireAsks);
+        $this->deadlineDue = $due;
+        $this->deadlineReferenced = true;
+    }
+
+    /**
+     * The timer of the asks' deadlines ran out: the asks whose timeout has passed fail (and their
+     * addresses go), and the timer is set again for the earliest deadline left.
+     */
+    private function asksExpired(int $timer): void
+    {
+        if ($timer !== $this->deadlineTimer) {
+            return;
+        }
+        $this->deadlineTimer = null;
+        $this->deadlineDue = \INF;
+        $now = $this->loop->now();
+        $next = \INF;
+        $expired = [];
+        foreach ($this->deadlines as $key => $queue) {
+            foreach ($queue as $id => $due) {
+                if ($due > $now) {
+                    $next = min($next, $due);
+
+                    continue 2;
+                }
+                unset($this->deadlines[$key][$id]);
+                $pending = $this->pending[$id] ?? null;
+                unset($this->pending[$id]);
+                if ($pending?->deferred !== null) {
+                    $expired[] = $pending;
+                }
+            }
+            unset($this->deadlines[$key]);
+        }
+        if ($next !== \INF) {
+            $this->armDeadline($next);
+        }
+        foreach ($expired as $pending) {
+            $pending->deferred?->tryReject(($this->timedOut)($pending));
+        }
+    }
+
+    /**
+     * The timer of an address ran out: the address goes, and an ask waiting there fails.
+     */
+    private function expired(int $timer): void
+    {
+        $id = $this->expiring[$timer] ?? null;
+        if ($id === null) {
+            return;
+        }
+        unset($this->expiring[$timer]);
+        $pending = $this->pending[$id] ?? null;
+        unset($this->pending[$id]);
+        if ($pending?->deferred !== null) {
+            $pending->deferred->tryReject(($this->timedOut)($pending));
+        }
     }
 
     /**
@@ -83,10 +186,9 @@ final class ReplyAddresses
                 return $this->prefix . $id; // already settled: the address answers nobody
             }
         }
-        $pending->timer = $this->loop->delay(self::FORWARD_TTL, function () use ($id): void {
-            unset($this->pending[$id]);
-        });
-        $this->loop->unreference($pending->timer);
+        $timer = $pending->timer = $this->loop->delay(self::FORWARD_TTL, $this->expire);
+        $this->expiring[$timer] = $id;
+        $this->loop->unreference($timer);
 
         return $this->prefix . $id;
     }
@@ -164,7 +266,19 @@ final class ReplyAddresses
         }
         unset($this->pending[$id]);
         if ($pending->timer !== null) {
+            unset($this->expiring[$pending->timer]);
             $this->loop->cancel($pending->timer);
+        } elseif ($pending->deferred !== null) {
+            $key = (int) ($pending->timeout * 1e6);
+            unset($this->deadlines[$key][$id]);
+            if (($this->deadlines[$key] ?? []) === []) {
+                unset($this->deadlines[$key]);
+                if ($this->deadlines === [] && $this->deadlineTimer !== null) {
+                    // Left set for the next ask, but no reason to keep the loop running.
+                    $this->loop->unreference($this->deadlineTimer);
+                    $this->deadlineReferenced = false;
+                }
+            }
         }
     }
 

@@ -24,6 +24,13 @@ final class Frames
     /** The largest frame an unauthenticated peer may send: a handshake is far smaller. */
     public const HANDSHAKE_PAYLOAD = 512;
 
+    /** A batch frame's payload before its encoded batch: the 8-byte sequence number and the format byte. */
+    public const BATCH_HEAD = 9;
+
+    /** The sequence number of the batch nextBatch() returned last, as sent: 8 bytes, big-endian. */
+    public string $sequence = '';
+    /** The wire format of the batch nextBatch() returned last (see MessageCodec). */
+    public int $format = 0;
     private string $buffer = '';
     private int $offset = 0;
     /** Bytes needed before the next frame is complete (0: unknown, parse the header). */
@@ -102,9 +109,8 @@ final class Frames
         if ($available < self::HEADER || $available < $this->needed) {
             return null;
         }
-        /** @var array{len: int, type: int} $header */
-        $header = unpack('Nlen/Ctype', $this->buffer, $offset);
-        $size = $header['len'];
+        $buffer = $this->buffer;
+        $size = \ord($buffer[$offset]) << 24 | \ord($buffer[$offset + 1]) << 16 | \ord($buffer[$offset + 2]) << 8 | \ord($buffer[$offset + 3]);
         if ($size > $this->limit) {
             throw new FrameException("A frame of {$size} bytes exceeds the limit of {$this->limit} bytes.");
         }
@@ -117,8 +123,8 @@ final class Frames
 
             return null;
         }
-        $type = FrameType::tryFrom($header['type'])
-            ?? throw new FrameException("Unknown frame type {$header['type']}: is the other side a Nexus worker of the same version?");
+        $type = FrameType::tryFrom(\ord($buffer[$offset + 4]))
+            ?? throw new FrameException('Unknown frame type ' . \ord($buffer[$offset + 4]) . ': is the other side a Nexus worker of the same version?');
         $payload = $size === 0 ? '' : substr($this->buffer, $offset + self::HEADER, $size);
         $this->needed = 0;
         $offset += self::HEADER + $size;
@@ -130,6 +136,56 @@ final class Frames
         }
 
         return [$type, $payload];
+    }
+
+    /**
+     * The encoded batch of the next complete frame, which must be a Batch (what an authenticated
+     * peer sends), or null when none is complete yet; its sequence number and wire format are in
+     * $sequence and $format. The same bounds as next(), read without building a frame.
+     *
+     * @throws FrameException on another type of frame, a batch frame too short for its head, or an
+     *                        oversized frame
+     */
+    public function nextBatch(): ?string
+    {
+        $offset = $this->offset;
+        $buffer = $this->buffer;
+        $available = \strlen($buffer) - $offset;
+        if ($available < self::HEADER || $available < $this->needed) {
+            return null;
+        }
+        $size = \ord($buffer[$offset]) << 24 | \ord($buffer[$offset + 1]) << 16 | \ord($buffer[$offset + 2]) << 8 | \ord($buffer[$offset + 3]);
+        if ($size > $this->limit) {
+            throw new FrameException("A frame of {$size} bytes exceeds the limit of {$this->limit} bytes.");
+        }
+        if ($available - self::HEADER < $size) {
+            $this->needed = self::HEADER + $size; // nothing to parse until that much has arrived
+            if ($offset > 0) {
+                $this->buffer = substr($buffer, $offset);
+                $this->offset = 0;
+            }
+
+            return null;
+        }
+        $type = \ord($buffer[$offset + 4]);
+        if ($type !== FrameType::Batch->value || $size < self::BATCH_HEAD) {
+            $name = FrameType::tryFrom($type)->name ?? (string) $type;
+
+            throw new FrameException($type === FrameType::Batch->value ? 'a Batch frame too short for its sequence number and format' : "a frame of type {$name} where batches were expected");
+        }
+        $this->sequence = substr($buffer, $offset + self::HEADER, 8);
+        $this->format = \ord($buffer[$offset + self::HEADER + 8]);
+        $batch = substr($buffer, $offset + self::HEADER + self::BATCH_HEAD, $size - self::BATCH_HEAD);
+        $this->needed = 0;
+        $offset += self::HEADER + $size;
+        if ($offset === \strlen($buffer)) {
+            $this->buffer = '';
+            $this->offset = 0;
+        } else {
+            $this->offset = $offset;
+        }
+
+        return $batch;
     }
 
     public function bufferedBytes(): int

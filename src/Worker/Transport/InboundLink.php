@@ -34,6 +34,8 @@ final class InboundLink
     private const HANDSHAKE_TIMEOUT = 5.0;
     /** Seconds between tries to deliver a message that had to wait. */
     private const RETRY_DELAY = 0.002;
+    /** An Ack frame up to its 8-byte sequence number: the payload length (8) and the type. */
+    private const ACK_HEADER = "\x00\x00\x00\x08\x03";
 
     private readonly Frames $frames;
     private ?int $peer = null;
@@ -42,14 +44,15 @@ final class InboundLink
     private string $clientIdentity = '';
     private string $clientNonce = '';
     private string $serverNonce = '';
-    private int $lastSequence = 0;
+    /** The sequence number of the last batch delivered, as sent (8 bytes, big-endian): what an Ack carries. */
+    private string $lastSequence = '';
     private int $unacknowledged = 0;
     private ?int $ackTimer = null;
     private ?int $handshakeTimer;
     /** @var list<mixed>|null the batch being delivered when a message had to wait */
     private ?array $pending = null;
     private int $position = 0;
-    private int $pendingSequence = 0;
+    private string $pendingSequence = '';
     private float $waitingSince = 0.0;
     private ?int $retryTimer = null;
     private bool $leaving = false;
@@ -131,26 +134,26 @@ final class InboundLink
      */
     private function process(): void
     {
-        while ($this->pending === null && ($frame = $this->frames->next()) !== null) {
-            [$type, $payload] = $frame;
-            if ($this->peer === null) {
-                $this->handshake($type, $payload);
-
-                continue;
+        $frames = $this->frames;
+        while ($this->peer === null) {
+            $frame = $frames->next();
+            if ($frame === null) {
+                return;
             }
-            if ($type !== FrameType::Batch || \strlen($payload) < 9) {
-                throw new FrameException("worker {$this->peer} sent a {$type->name} frame where batches were expected");
-            }
-            $sequence = Frames::sequence($payload);
-            $this->host->received($this->peer, \strlen($payload) + 4);
-            $batch = $this->host->codec()->decode(\ord($payload[8]), substr($payload, 9));
-            $reached = $this->host->deliverBatch($batch, 1, $this->selfAlias);
+            $this->handshake($frame[0], $frame[1]);
+        }
+        $host = $this->host;
+        $codec = $host->codec();
+        while ($this->pending === null && ($encoded = $frames->nextBatch()) !== null) {
+            $host->received($this->peer, \strlen($encoded) + 13);
+            $batch = $codec->decode($frames->format, $encoded);
+            $reached = $host->deliverBatch($batch, 1, $this->selfAlias);
             if ($reached < \count($batch)) {
-                $this->wait($batch, $reached, $sequence);
+                $this->wait($batch, $reached, $frames->sequence);
 
                 return;
             }
-            $this->lastSequence = $sequence;
+            $this->lastSequence = $frames->sequence;
             ++$this->unacknowledged;
         }
         $this->scheduleAck();
@@ -159,7 +162,7 @@ final class InboundLink
     /**
      * @param list<mixed> $batch
      */
-    private function wait(array $batch, int $position, int $sequence): void
+    private function wait(array $batch, int $position, string $sequence): void
     {
         $this->pending = $batch;
         $this->position = $position;
@@ -225,7 +228,7 @@ final class InboundLink
         }
         if ($this->unacknowledged > 0 && $this->connection->isWritable()) {
             $this->unacknowledged = 0;
-            $this->connection->write(pack('NCJ', 8, FrameType::Ack->value, $this->lastSequence));
+            $this->connection->write(self::ACK_HEADER . $this->lastSequence);
         }
     }
 

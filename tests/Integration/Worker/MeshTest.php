@@ -71,10 +71,17 @@ final class MeshTest extends TestCase
         [$w0, $w1] = [$this->worker(0), $this->worker(1)];
         $this->systems[1]->spawn(Behavior::ignore(), 'silent');
         $ask = $w0->remoteRef(1, '/user/silent')->ask('hello', 0.2);
-        $this->runUntil(static fn(): bool => $ask->isSettled());
+        $answered = $w0->remoteRef(1, '/user/silent')->ask('hello again', 0.2);
+        $this->runUntil(static fn(): bool => $ask->isSettled() && $answered->isSettled());
 
-        $this->expectException(AskTimeoutException::class);
-        $ask->await();
+        try {
+            $ask->await();
+            self::fail('an unanswered ask settled without an error');
+        } catch (AskTimeoutException $e) {
+            self::assertSame('No reply from /user/silent on worker 1 within 0.200 s to string.', $e->getMessage());
+        }
+        self::assertSame(2, $this->systems[0]->stats->askTimeouts, 'both timeouts counted');
+        self::assertSame(0, $this->mesh($w0)->tableSizes()['replies'], 'the reply addresses went with their timeouts');
     }
 
     public function testEntitiesStartOnTheirOwnerOnFirstUseAndCountExactlyFromEveryWorker(): void

@@ -7,6 +7,7 @@ namespace Nexus\Tests\Unit\Runtime;
 use Nexus\Runtime\Driver\EpollDriver;
 use Nexus\Runtime\Driver\StreamSelectDriver;
 use Nexus\Runtime\Loop;
+use Nexus\Runtime\StreamWatcher;
 use PHPUnit\Framework\TestCase;
 
 final class LoopStreamTest extends TestCase
@@ -52,6 +53,51 @@ final class LoopStreamTest extends TestCase
         self::assertFalse($this->timedOut);
         self::assertSame([[$a, $id, 'ping']], $calls);
         self::assertFalse($this->loop->isAlive(), 'the cancelled watcher no longer keeps the loop alive');
+    }
+
+    public function testAWatcherObjectIsCalledWithItsIdUntilCancelled(): void
+    {
+        [$a, $b] = $this->socketPair();
+        $watcher = new class implements StreamWatcher {
+            /** @var list<array{int, string|false}> */
+            public array $calls = [];
+
+            /** @var resource|null */
+            public mixed $stream = null;
+
+            public function streamReady(int $id): void
+            {
+                \assert($this->stream !== null);
+                $this->calls[] = [$id, fread($this->stream, 1024)];
+            }
+        };
+        $watcher->stream = $a;
+        $id = $this->loop->watchReadable($a, $watcher);
+        fwrite($b, 'ping');
+        $this->loop->tick(false);
+        $this->loop->tick(false); // nothing more to read: not called again
+        self::assertSame([[$id, 'ping']], $watcher->calls);
+
+        $this->loop->cancel($id);
+        fwrite($b, 'pong');
+        $this->loop->tick(false);
+        self::assertCount(1, $watcher->calls, 'a cancelled watcher is not called');
+        self::assertFalse($this->loop->isAlive());
+
+        [$c] = $this->socketPair();
+        $writable = new class implements StreamWatcher {
+            /** @var list<int> */
+            public array $calls = [];
+
+            public function streamReady(int $id): void
+            {
+                $this->calls[] = $id;
+            }
+        };
+        $writes = $this->loop->watchWritable($c, $writable);
+        $this->loop->tick(false);
+        $this->loop->cancel($writes);
+        self::assertSame([$writes], $writable->calls, 'a write watcher is called when its stream is writable');
     }
 
     public function testATurnRunsMoreRunnablesWhenItWatchesManyStreams(): void

@@ -11,6 +11,7 @@ use Nexus\Worker\Codec\IgbinaryGuard;
 use Nexus\Worker\Codec\MessageClasses;
 use Nexus\Worker\Codec\MessageCodec;
 use Nexus\Worker\Codec\NativeCodec;
+use Nexus\Worker\Codec\ScalarBatch;
 use Nexus\Worker\Exception\FrameException;
 use Nexus\Worker\Exception\MessageTooLargeException;
 use Nexus\Worker\Exception\UnregisteredMessageClassException;
@@ -55,20 +56,98 @@ final class CodecTest extends TestCase
         self::assertSame(MessageCodec::NATIVE, $format, 'igbinary writes an enum with a type the guard refuses');
         self::assertSame([$codec->classTable(), '/user/a', Suit::Hearts, 0, ''], $codec->decode($format, $bytes));
 
-        $plain = [[], '/user/a', str_repeat('z', 70_000), 0, ''];
+        $plain = [[], '/user/a', [str_repeat('z', 70_000)], 0, ''];
         $bytes = $codec->encode($plain, 0, $format);
         self::assertSame(MessageCodec::IGBINARY, $format, 'no byte that could start an object: nothing to tokenize');
         self::assertSame($plain, $codec->decode($format, $bytes));
 
-        $binary = [[], '/user/a', str_repeat("\x17", 70_000), 0, ''];
+        $binary = [[], '/user/a', [str_repeat("\x17", 70_000)], 0, ''];
         $bytes = $codec->encode($binary, 0, $format);
         self::assertSame(MessageCodec::NATIVE, $format, 'a string of 64 KiB or more has a 32-bit length the guard does not read');
         self::assertSame($binary, $codec->decode($format, $bytes));
 
         $ints = [[], '/user/a', 23, 0, '', '/user/b', 24, 0, ''];
         $bytes = $codec->encode($ints, 0, $format);
-        self::assertSame(MessageCodec::IGBINARY, $format);
+        self::assertSame(MessageCodec::SCALARS, $format, 'a small batch of ints and strings: no igbinary, no guard');
         self::assertSame($ints, $codec->decode($format, $bytes));
+
+        $floats = [[], '/user/a', 23.0, 0, ''];
+        $bytes = $codec->encode($floats, 0, $format);
+        self::assertSame(MessageCodec::IGBINARY, $format);
+        self::assertSame($floats, $codec->decode($format, $bytes));
+    }
+
+    public function testSmallBatchesOfIntsAndStringsTravelAsScalarsThroughEitherCodec(): void
+    {
+        $values = [0, -1, \PHP_INT_MAX, \PHP_INT_MIN, 42, '', 'x', str_repeat('a', 251), str_repeat('b', 252), str_repeat("\xFD\xFC\x00", 30_000), '/temp/g1.7'];
+        $batch = [[], ...$values, ...array_fill(0, ScalarBatch::MAX_VALUES - \count($values), 7)];
+        $classes = new MessageClasses();
+        $codecs = [new NativeCodec($classes)];
+        if (\function_exists('igbinary_serialize')) {
+            $codecs[] = new IgbinaryCodec($classes);
+        }
+        foreach ($codecs as $codec) {
+            $format = 0;
+            $bytes = $codec->encode($batch, 0, $format);
+            self::assertSame(MessageCodec::SCALARS, $format, $codec->name());
+            foreach ($codecs as $reader) {
+                self::assertSame($batch, $reader->decode($format, $bytes), "{$codec->name()} to {$reader->name()}");
+            }
+        }
+        self::assertSame(ScalarBatch::decode(ScalarBatch::encode($batch) ?? ''), $batch);
+
+        $strings = [[], 0, '/user/pump'];
+        for ($i = 0; $i < 500; ++$i) {
+            array_push($strings, "/user/sink{$i}", "order-{$i}");
+        }
+        $format = 0;
+        $codec = Codecs::best($classes);
+        self::assertSame($strings, $codec->decode(MessageCodec::SCALARS, $codec->encode($strings, 0, $format)));
+        self::assertSame(MessageCodec::SCALARS, $format, 'a large batch of strings');
+        $ints = [[], 0, '/user/pump'];
+        for ($i = 0; $i < 500; ++$i) {
+            array_push($ints, "/user/sink{$i}", $i);
+        }
+        $mixed = $strings;
+        for ($i = 10; $i < \count($mixed); $i += 6) {
+            $mixed[$i] = $i; // from the fourth message on, one in three an int
+        }
+
+        foreach ([
+            'a large batch of ints' => $ints,
+            'a large batch with one int in three' => $mixed,
+            'a class table' => [[Point::class], '/user/a', 1],
+            'an array' => [[], '/user/a', [1]],
+            'a float' => [[], '/user/a', 1.5],
+            'a bool' => [[], '/user/a', true],
+            'null' => [[], '/user/a', null],
+        ] as $why => $other) {
+            self::assertNull(ScalarBatch::encode($other), $why);
+        }
+    }
+
+    public function testAScalarBatchThatIsNotWellFormedIsAFrameError(): void
+    {
+        foreach ([
+            'a string cut short' => "\x05abc",
+            'a long string cut short' => "\xFC\x00\x01\x00\x00abc",
+            'a long string without its length' => "\xFC\x00\x01",
+            'an int cut short' => "\xFD\x03" . '12',
+            'an int without its length' => "\xFD",
+            'an empty int' => "\xFD\x00",
+            'an int with a leading zero' => "\xFD\x02" . '01',
+            'an int with a plus' => "\xFD\x02" . '+1',
+            'an int that is not a number' => "\xFD\x03" . 'abc',
+            'an int too large' => "\xFD\x14" . '99999999999999999999',
+            'an unknown marker' => "\x01a\xFE",
+        ] as $why => $bytes) {
+            try {
+                ScalarBatch::decode($bytes);
+                self::fail("took {$why}");
+            } catch (FrameException $e) {
+                self::assertStringContainsString('batch from another worker', $e->getMessage(), $why);
+            }
+        }
     }
 
     /**

@@ -35,6 +35,43 @@ final class FramesTest extends TestCase
         self::assertSame(7, Frames::sequence($out[2][1]));
     }
 
+    public function testBatchFramesComeOutAsTheirBatchWithSequenceAndFormatAtAnySplit(): void
+    {
+        $stream = Frames::encode(FrameType::Batch, pack('JC', 7, 3) . 'first')
+            . Frames::encode(FrameType::Batch, pack('JC', 1 << 40, 4) . '')
+            . Frames::encode(FrameType::Batch, pack('JC', 9, 3) . str_repeat('z', 300));
+        $frames = new Frames();
+        $out = [];
+        foreach (str_split($stream, 7) as $chunk) {
+            $frames->append($chunk);
+            while (($batch = $frames->nextBatch()) !== null) {
+                $out[] = [Frames::sequence($frames->sequence), $frames->format, $batch];
+            }
+        }
+
+        self::assertSame([[7, 3, 'first'], [1 << 40, 4, ''], [9, 3, str_repeat('z', 300)]], $out);
+        self::assertSame(0, $frames->bufferedBytes());
+    }
+
+    public function testWhereBatchesAreDueAnyOtherFrameOrAShortOneIsRefused(): void
+    {
+        foreach ([
+            [Frames::encode(FrameType::Ack, pack('J', 1)), 'a frame of type Ack where batches were expected'],
+            [Frames::encode(FrameType::Batch, pack('J', 1)), 'too short'],
+            [pack('NC', 0, 9), 'a frame of type 9 where'],
+            [pack('NC', 1024, FrameType::Batch->value), 'exceeds the limit of 512 bytes'],
+        ] as [$bytes, $why]) {
+            $frames = new Frames(Frames::HANDSHAKE_PAYLOAD);
+            $frames->append($bytes);
+            try {
+                $frames->nextBatch();
+                self::fail("took {$why}");
+            } catch (FrameException $e) {
+                self::assertStringContainsString($why, $e->getMessage());
+            }
+        }
+    }
+
     public function testAnUnknownTypeIsRefused(): void
     {
         $this->expectException(FrameException::class);

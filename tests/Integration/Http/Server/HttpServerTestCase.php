@@ -37,7 +37,7 @@ abstract class HttpServerTestCase extends TestCase
 
     protected function setUp(): void
     {
-        $this->loop = new Loop();
+        $this->loop = $this->makeLoop();
         $this->logger = new MemoryLogger();
         $this->loop->setErrorHandler(function (\Throwable $e): void {
             $this->loopErrors[] = $e;
@@ -59,6 +59,14 @@ abstract class HttpServerTestCase extends TestCase
         }
         $this->loop->cancel($this->watchdog);
         self::assertSame([], array_map(static fn(\Throwable $e): string => $e::class . ': ' . $e->getMessage(), $this->loopErrors), 'no error reached the loop');
+    }
+
+    /**
+     * The loop the test runs on (a subclass may want another scheduler budget).
+     */
+    protected function makeLoop(): Loop
+    {
+        return new Loop();
     }
 
     /**

@@ -117,6 +117,26 @@ final class ErrorHandlerTest extends TestCase
         self::assertSame('ok', (new ErrorHandler())->process(Requests::make('GET', '/'), Handlers::ok())->body);
     }
 
+    public function testAroundAHandlerItAnswersAsTheMiddlewareDoes(): void
+    {
+        $errors = [
+            HttpException::notFound('No order 7.'),
+            new HttpException(503, 'Maintenance.'),
+            new PgConnectionException('refused'),
+            new \RuntimeException('broke'),
+        ];
+        foreach ($errors as $error) {
+            $middlewareLog = new MemoryLogger();
+            $aroundLog = new MemoryLogger();
+            $expected = (new ErrorHandler(false, $middlewareLog))->process(Requests::make('GET', '/orders/7'), Handlers::throwing($error));
+            $actual = (new ErrorHandler(false, $aroundLog))->around(Handlers::throwing($error))->handle(Requests::make('GET', '/orders/7'));
+
+            self::assertSame([$expected->status, $expected->headers, $expected->body], [$actual->status, $actual->headers, $actual->body], $error::class);
+            self::assertSame(array_column($middlewareLog->records, 'level'), array_column($aroundLog->records, 'level'));
+        }
+        self::assertSame('ok', (new ErrorHandler())->around(Handlers::ok())->handle(Requests::make('GET', '/'))->body);
+    }
+
     public function testHttpExceptionNeedsAnErrorStatus(): void
     {
         $this->expectException(\InvalidArgumentException::class);

@@ -253,6 +253,38 @@ final class RouterTest extends TestCase
         self::assertSame(['name' => 'ada'], $request->attributes[Router::PARAMS]);
     }
 
+    public function testARememberedMatchKeepsTheAttributesOthersSetAndLeavesNoneBehind(): void
+    {
+        $router = self::app();
+        $router->handle(Requests::make('GET', '/hello/ada'));
+        $first = Requests::make('GET', '/hello/ada');
+        $router->handle($first);
+        $first->attributes['mine'] = 'first'; // a handler or middleware writes to its request's attributes
+        $second = Requests::make('GET', '/hello/ada');
+        $second->attributes['request_id'] = 'r-2'; // set before routing, by a middleware
+
+        self::assertSame('hello {"name":"ada"}', $router->handle($second)->body);
+        self::assertSame(['request_id' => 'r-2', Router::PARAMS => ['name' => 'ada']], $second->attributes);
+        $third = Requests::make('GET', '/hello/ada');
+        $router->handle($third);
+        self::assertSame([Router::PARAMS => ['name' => 'ada']], $third->attributes);
+        self::assertSame([Router::PARAMS => ['name' => 'ada'], 'mine' => 'first'], $first->attributes);
+    }
+
+    public function testARawPathWithPercentReachesTheDecodedRouteEvenBesideAStaticPatternWithPercent(): void
+    {
+        $router = self::router([
+            [['GET'], '/a%20b', 'static-percent'],
+            [['GET'], '/a b', 'decoded'],
+            [['GET'], '/x', 'x'],
+        ]);
+        foreach ([1, 2] as $_) {
+            self::assertSame('decoded []', $router->handle(Requests::make('GET', '/a%20b'))->body, 'static paths are looked up for paths without "%" only');
+            self::assertSame('decoded []', $router->handle(Requests::make('GET', '/a b'))->body);
+            self::assertSame('x []', $router->handle(Requests::make('GET', '/x'))->body);
+        }
+    }
+
     public function testRememberedMatchesAreBounded(): void
     {
         $router = self::app();
