@@ -7,6 +7,7 @@ namespace Nexus\Actor;
 use Nexus\Actor\Event\ActorFailed;
 use Nexus\Actor\Exception\ActorStoppingException;
 use Nexus\Actor\Internal\ActorCell;
+use Nexus\Actor\Internal\AskTimeouts;
 use Nexus\Actor\Internal\LocalActorRef;
 use Nexus\Actor\Internal\SystemMessage;
 use Nexus\Actor\Internal\SystemMessageKind;
@@ -40,6 +41,8 @@ final class ActorSystem
     public readonly DeadLetters $deadLetters;
     /** Figures for observability (ask timeouts, sampled processing time), read at scrape time. */
     public readonly ActorStats $stats;
+    /** @internal the timeouts of local asks */
+    public readonly AskTimeouts $askTimeouts;
     /**
      * The next actor turn is timed for ActorStats (set by enableStats()'s timer).
      *
@@ -79,6 +82,7 @@ final class ActorSystem
         $this->logger = $logger ?? new StderrLogger();
         $this->eventStream = new EventStream();
         $this->stats = new ActorStats();
+        $this->askTimeouts = new AskTimeouts($this->loop);
         $this->deadLetters = new DeadLetters($this->eventStream, $this->logger, $this->loop);
         $this->defaultStrategy = $defaultStrategy ?? SupervisorStrategy::default();
         $this->terminated = new Deferred($this->loop);

@@ -237,7 +237,7 @@ final class Future
     }
 
     /**
-     * @internal called by Deferred
+     * @internal called by Deferred (and by a local ask's AskResponder, which stands for one)
      */
     public function settle(?\Throwable $error, mixed $value): bool
     {
@@ -315,32 +315,33 @@ final class Future
         $ambient = $scheduler->cancellation();
         $cancellation?->throwIfRequested();
         $ambient?->throwIfRequested();
-        $waiter = new Waiter($fiber, $loop);
+        if ($scheduler->asked !== null) {
+            // The actor this task just asked may answer at once (Scheduler::runAsked()).
+            $scheduler->runAsked();
+            if ($this->state !== self::PENDING) {
+                return;
+            }
+        }
+        $waiter = $scheduler->waiterFor($fiber);
+        $waiter->arm($fiber);
         $callback = $this->nextCallback++;
-        $this->callbacks[$callback] = $waiter->wake(...);
-        $timer = $timeout === null ? null : $loop->delay($timeout, $waiter->wake(...));
+        $this->callbacks[$callback] = $waiter->onWake;
+        $timer = $timeout === null ? null : $loop->delay($timeout, $waiter->onWake);
         if ($cancellation !== null || $ambient !== null) {
-            $onCancel = $waiter->cancel(...);
-            $explicitId = $cancellation?->subscribe($onCancel);
-            $ambientId = $ambient?->subscribe($onCancel);
+            $explicitId = $cancellation?->subscribe($waiter->onCancel);
+            $ambientId = $ambient?->subscribe($waiter->onCancel);
         } else {
             $explicitId = $ambientId = null;
         }
         try {
             $scheduler->suspend();
-        } finally {
-            if ($timer !== null) {
-                $loop->cancel($timer);
-            }
-            if ($explicitId !== null) {
-                $cancellation->unsubscribe($explicitId);
-            }
-            if ($ambientId !== null) {
-                $ambient->unsubscribe($ambientId);
-            }
-            // A waiter that gave up leaves nothing behind on a future that may never settle.
-            unset($this->callbacks[$callback]);
+        } catch (\Throwable $e) {
+            $this->endWait($waiter, $timer, $callback, $cancellation, $explicitId, $ambient, $ambientId);
+
+            throw $e;
         }
+        // Not a finally (see Scheduler::suspend()).
+        $this->endWait($waiter, $timer, $callback, $cancellation, $explicitId, $ambient, $ambientId);
         if ($this->state !== self::PENDING) {
             return;
         }
@@ -349,6 +350,28 @@ final class Future
         }
 
         throw new TimeoutException(\sprintf('Gave up waiting for a future after %.3f s.', $timeout ?? 0.0));
+    }
+
+    /**
+     * Undoes what a wait registered: a waiter that gave up leaves nothing behind on a future that
+     * may never settle, nor on the loop or the cancellations.
+     */
+    private function endWait(Waiter $waiter, ?int $timer, int $callback, ?Cancellation $cancellation, ?int $explicitId, ?Cancellation $ambient, ?int $ambientId): void
+    {
+        $waiter->disarm();
+        if ($timer !== null) {
+            \assert($this->loop !== null);
+            $this->loop->cancel($timer);
+        }
+        if ($explicitId !== null) {
+            \assert($cancellation !== null);
+            $cancellation->unsubscribe($explicitId);
+        }
+        if ($ambientId !== null) {
+            \assert($ambient !== null);
+            $ambient->unsubscribe($ambientId);
+        }
+        unset($this->callbacks[$callback]);
     }
 
     private function runLoopUntilSettled(?float $timeout, ?Cancellation $cancellation): void

@@ -79,7 +79,8 @@ final class ActorCell implements ActorContext, Runnable
     public readonly string $path;
     public readonly Mailbox $mailbox;
     public int $status = self::NEW;
-    private bool $scheduled = false;
+    /** On the run queue, or running. @internal read by LocalActorRef::ask() */
+    public bool $scheduled = false;
     /** @var list<SystemMessage> */
     private array $systemMessages = [];
 
@@ -87,7 +88,11 @@ final class ActorCell implements ActorContext, Runnable
     /** The state of a withState() behavior; Stateless::Instance for the others. */
     private mixed $state = Stateless::Instance;
     private ?\Closure $onSignal = null;
-    /** The message being handled, or NoMessage::Instance between messages. */
+    /**
+     * The message being handled, NoMessage::Instance between messages, or
+     * TakenFromMailbox::Instance while it is the one the run loop took from the mailbox last
+     * (then $currentSender is not used: see message() and sender()).
+     */
     private mixed $currentMessage = NoMessage::Instance;
     private ?ActorRef $currentSender = null;
 
@@ -123,7 +128,9 @@ final class ActorCell implements ActorContext, Runnable
             return 'behavior'; // not started yet, or stopped
         }
         $function = new \ReflectionFunction($this->handler);
-        $actor = $function->getClosureThis();
+        $actor = $function->getClosureScopeClass()?->name === self::class
+            ? $function->getClosureUsedVariables()['actor'] ?? null // an Actor's handler (installActor())
+            : $function->getClosureThis();
         if ($actor instanceof Actor) {
             return $actor::class;
         }
@@ -149,9 +156,13 @@ final class ActorCell implements ActorContext, Runnable
 
             return;
         }
-        $result = $this->mailbox->enqueue($message, $sender);
-        if ($result !== EnqueueResult::Accepted && !$this->overflow($result, $message, $sender)) {
-            return;
+        if (!$this->mailbox->offer($message, $sender)) {
+            if ($this->mailbox->overflow === OverflowPolicy::DropOldest) {
+                $this->pin(); // dropping the oldest moves the mailbox's head
+            }
+            if (!$this->overflow($this->mailbox->enqueue($message, $sender), $message, $sender)) {
+                return;
+            }
         }
         if (!$this->scheduled) {
             $this->scheduled = true;
@@ -168,6 +179,7 @@ final class ActorCell implements ActorContext, Runnable
         if ($this->status >= self::STOPPING) {
             return;
         }
+        $this->pin();
         $this->mailbox->prepend([[$pill, null]]);
         if (!$this->scheduled) {
             $this->scheduled = true;
@@ -204,7 +216,7 @@ final class ActorCell implements ActorContext, Runnable
     public function run(): void
     {
         $system = $this->system;
-        $system->scheduler->current = $this;
+        // The scheduler made this actor its current runnable: the implicit sender of its tells.
         // Set a few times a second while stats are enabled: the next turn is timed.
         $timed = $system->sampleNextTurn ? hrtime(true) : 0;
         if ($this->systemMessages !== []) {
@@ -225,12 +237,43 @@ final class ActorCell implements ActorContext, Runnable
                 $this->extras->lastActivity = $this->system->loop->now();
             }
             $generation = $mailbox->generation;
+            // The message in hand is the mailbox's last taken one: nothing to write per message
+            // (two typed fields cost more than the rest of the loop). Whatever changes the
+            // mailbox's layout during a handler pins it first (pin()).
+            $this->currentMessage = TakenFromMailbox::Instance;
             foreach ($messages as $i => $message) {
                 // Taken before it is handled: an unstash or a stop during the handler sees the
                 // rest of this batch still in the mailbox, in order.
                 ++$mailbox->head;
                 --$budget;
-                $this->invoke($message, $senders[$i]);
+                if ($message instanceof AutoReceived) {
+                    $this->autoReceive($message, $senders[$i]);
+                    if ($mailbox->generation === $generation) {
+                        $this->currentMessage = TakenFromMailbox::Instance;
+                    }
+                } else {
+                    // invoke() for a user message, written out: a call per message is a fair
+                    // part of its cost.
+                    try {
+                        \assert($this->handler !== null);
+                        $state = $this->state;
+                        if ($state instanceof Stateless) {
+                            $next = ($this->handler)($message, $this);
+                            if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same) {
+                                $this->transition($next, $message);
+                            }
+                        } else {
+                            $next = ($this->handler)($state, $message, $this);
+                            if (!$next instanceof Behavior) {
+                                $this->state = $next;
+                            } elseif ($next->kind !== BehaviorKind::Same) {
+                                $this->transition($next, $message);
+                            }
+                        }
+                    } catch (\Throwable $e) {
+                        $this->fail($e);
+                    }
+                }
                 if ($this->systemMessages !== []) {
                     $this->processSystemMessages();
                 }
@@ -246,7 +289,9 @@ final class ActorCell implements ActorContext, Runnable
             $system->stats->sampled($this->kind(), $throughput - $budget, (hrtime(true) - $timed) / 1e9);
         }
         $this->currentMessage = NoMessage::Instance;
-        $this->currentSender = null;
+        if ($this->currentSender !== null) {
+            $this->currentSender = null; // set only for a message handled other than through the mailbox
+        }
         if ($this->extras !== null && $this->extras->roomWaiters !== []) {
             $this->releaseRoomWaiters();
         }
@@ -417,7 +462,7 @@ final class ActorCell implements ActorContext, Runnable
     {
         $events = $this->system->eventStream;
         if ($events->hasSubscribers(UnhandledMessage::class)) {
-            $events->publish(new UnhandledMessage($message, $this->currentSender, $this->ref));
+            $events->publish(new UnhandledMessage($message, $this->sender(), $this->ref));
         }
         $this->system->logger->debug('{actor} did not handle {message}.', [
             'actor' => $this->path,
@@ -440,51 +485,45 @@ final class ActorCell implements ActorContext, Runnable
 
     private function handleSystemMessage(SystemMessage $message): void
     {
+        // if/elseif with ===, not a switch: a switch compares enum cases with ==, which for two
+        // different cases goes through PHP's generic object comparison.
         $cell = $message->cell;
-        switch ($message->kind) {
-            case SystemMessageKind::Stop:
-                $this->stopSelf();
-                break;
-            case SystemMessageKind::Resume:
-                if ($this->status === self::SUSPENDED) {
-                    if ($this->handler === null) {
-                        // It failed before it ever had a behavior: nothing to resume, so start afresh.
-                        $this->restart($message->error ?? new ActorInitializationException("{$this->path} was resumed before it started."));
-                    } else {
-                        $this->status = self::RUNNING;
-                    }
-                }
-                break;
-            case SystemMessageKind::Recreate:
-                $this->restart($message->error ?? new \RuntimeException('Restart requested.'));
-                break;
-            case SystemMessageKind::Failed:
-                \assert($cell !== null && $message->error !== null);
-                $this->supervise($cell, $message->error);
-                break;
-            case SystemMessageKind::ChildTerminated:
-                \assert($cell !== null);
-                $this->childTerminated($cell);
-                break;
-            case SystemMessageKind::Watch:
-                \assert($cell !== null);
-                if ($this->status === self::TERMINATED) {
-                    // Stopped earlier in this same batch of system messages.
-                    $cell->sendSystem(new SystemMessage(SystemMessageKind::DeathNotice, $this));
+        $kind = $message->kind;
+        if ($kind === SystemMessageKind::ChildTerminated) {
+            \assert($cell !== null);
+            $this->childTerminated($cell);
+        } elseif ($kind === SystemMessageKind::Failed) {
+            \assert($cell !== null && $message->error !== null);
+            $this->supervise($cell, $message->error);
+        } elseif ($kind === SystemMessageKind::Recreate) {
+            $this->restart($message->error ?? new \RuntimeException('Restart requested.'));
+        } elseif ($kind === SystemMessageKind::Stop) {
+            $this->stopSelf();
+        } elseif ($kind === SystemMessageKind::Resume) {
+            if ($this->status === self::SUSPENDED) {
+                if ($this->handler === null) {
+                    // It failed before it ever had a behavior: nothing to resume, so start afresh.
+                    $this->restart($message->error ?? new ActorInitializationException("{$this->path} was resumed before it started."));
                 } else {
-                    $this->extras()->watchers[spl_object_id($cell)] = $cell;
+                    $this->status = self::RUNNING;
                 }
-                break;
-            case SystemMessageKind::Unwatch:
-                \assert($cell !== null);
-                if ($this->extras !== null) {
-                    unset($this->extras->watchers[spl_object_id($cell)]);
-                }
-                break;
-            case SystemMessageKind::DeathNotice:
-                \assert($cell !== null);
-                $this->deathNotice($cell);
-                break;
+            }
+        } elseif ($kind === SystemMessageKind::Watch) {
+            \assert($cell !== null);
+            if ($this->status === self::TERMINATED) {
+                // Stopped earlier in this same batch of system messages.
+                $cell->sendSystem(new SystemMessage(SystemMessageKind::DeathNotice, $this));
+            } else {
+                $this->extras()->watchers[spl_object_id($cell)] = $cell;
+            }
+        } elseif ($kind === SystemMessageKind::Unwatch) {
+            \assert($cell !== null);
+            if ($this->extras !== null) {
+                unset($this->extras->watchers[spl_object_id($cell)]);
+            }
+        } elseif ($kind === SystemMessageKind::DeathNotice) {
+            \assert($cell !== null);
+            $this->deathNotice($cell);
         }
     }
 
@@ -549,24 +588,25 @@ final class ActorCell implements ActorContext, Runnable
             }
             $behavior = $next;
         }
-        switch ($behavior->kind) {
-            case BehaviorKind::Receive:
-            case BehaviorKind::Stateful:
-                $this->handler = $behavior->handler;
-                $this->state = $behavior->kind === BehaviorKind::Stateful ? $behavior->state : Stateless::Instance;
-                $this->onSignal = $behavior->onSignal;
-                break;
-            case BehaviorKind::Stopped:
-                $this->stopSelf();
-                break;
-            default:
-                throw new \LogicException("{$this->path} cannot become Behavior::{$behavior->kind->name}(): return it from a handler instead.");
+        $kind = $behavior->kind;
+        if ($kind === BehaviorKind::Receive || $kind === BehaviorKind::Stateful) {
+            $this->handler = $behavior->handler;
+            $this->state = $kind === BehaviorKind::Stateful ? $behavior->state : Stateless::Instance;
+            $this->onSignal = $behavior->onSignal;
+        } elseif ($kind === BehaviorKind::Stopped) {
+            $this->stopSelf();
+        } else {
+            throw new \LogicException("{$this->path} cannot become Behavior::{$kind->name}(): return it from a handler instead.");
         }
     }
 
     private function installActor(Actor $actor): void
     {
-        $this->handler = $actor->receive(...);
+        // A closure, not $actor->receive(...): PHP 8.2's tracing JIT stops a trace at every call
+        // of a first-class callable, which here is every message.
+        $this->handler = static function (mixed $message, ActorContext $ctx) use ($actor): ?Behavior {
+            return $actor->receive($message, $ctx);
+        };
         $this->state = Stateless::Instance;
         $this->onSignal = static function (Signal $signal, ActorContext $ctx) use ($actor): void {
             match (true) {
@@ -592,7 +632,7 @@ final class ActorCell implements ActorContext, Runnable
 
     private function fail(\Throwable $error): void
     {
-        $message = $this->currentMessage instanceof NoMessage ? null : $this->currentMessage;
+        $message = $this->message();
         $this->system->reportFailure($this->ref, $error, $message);
         if ($this->parent === null || $this->status >= self::STOPPING) {
             return;
@@ -690,6 +730,7 @@ final class ActorCell implements ActorContext, Runnable
         // Before its queue becomes dead letters: an actor subscribed to DeadLetter would
         // otherwise be sent the event of each, which is a dead letter again, without end.
         $this->system->eventStream->unsubscribe($this->ref);
+        $this->pin();
         foreach ($this->mailbox->drain() as [$message, $sender]) {
             $this->deadLetterQueued($message, $sender);
         }
@@ -777,21 +818,16 @@ final class ActorCell implements ActorContext, Runnable
             $this->system->reportFailure($this->ref, $e, null, 'the supervisor decider');
             $directive = Directive::Escalate;
         }
-        switch ($directive) {
-            case Directive::Resume:
-                $child->sendSystem(new SystemMessage(SystemMessageKind::Resume, null, $error));
-                break;
-            case Directive::Stop:
-                foreach ($this->affected($child, $strategy) as $target) {
-                    $target->sendSystem(new SystemMessage(SystemMessageKind::Stop));
-                }
-                break;
-            case Directive::Escalate:
-                $this->fail($error);
-                break;
-            case Directive::Restart:
-                $this->restartChild($child, $error, $strategy);
-                break;
+        if ($directive === Directive::Restart) {
+            $this->restartChild($child, $error, $strategy);
+        } elseif ($directive === Directive::Resume) {
+            $child->sendSystem(new SystemMessage(SystemMessageKind::Resume, null, $error));
+        } elseif ($directive === Directive::Stop) {
+            foreach ($this->affected($child, $strategy) as $target) {
+                $target->sendSystem(new SystemMessage(SystemMessageKind::Stop));
+            }
+        } else {
+            $this->fail($error); // Escalate
         }
     }
 
@@ -961,6 +997,20 @@ final class ActorCell implements ActorContext, Runnable
     }
 
     /**
+     * Makes the message in hand and its sender the cell's own (see TakenFromMailbox) before the
+     * mailbox's layout changes under them (an unstash, a prepended PoisonPill, the oldest dropped,
+     * the mailbox drained). Each of these also changes the mailbox's generation or the actor's
+     * status, which ends the run loop's batch: the next batch marks the mailbox's message again.
+     */
+    private function pin(): void
+    {
+        if ($this->currentMessage instanceof TakenFromMailbox) {
+            $this->currentSender = $this->mailbox->lastTakenSender();
+            $this->currentMessage = $this->mailbox->lastTaken();
+        }
+    }
+
+    /**
      * @internal
      */
     public function extras(): CellExtras
@@ -1020,17 +1070,22 @@ final class ActorCell implements ActorContext, Runnable
 
     public function sender(): ?ActorRef
     {
-        return $this->currentSender;
+        return $this->currentMessage instanceof TakenFromMailbox ? $this->mailbox->lastTakenSender() : $this->currentSender;
     }
 
     public function message(): mixed
     {
-        return $this->currentMessage instanceof NoMessage ? null : $this->currentMessage;
+        $message = $this->currentMessage;
+        if ($message instanceof TakenFromMailbox) {
+            return $this->mailbox->lastTaken();
+        }
+
+        return $message instanceof NoMessage ? null : $message;
     }
 
     public function reply(mixed $message): void
     {
-        $sender = $this->currentSender;
+        $sender = $this->currentMessage instanceof TakenFromMailbox ? $this->mailbox->lastTakenSender() : $this->currentSender;
         if ($sender === null) {
             $this->system->deadLetters->publish($message, $this->ref, 'the sender of ' . $this->path . "'s current message", DeadLetterReason::NoSender);
 
@@ -1045,9 +1100,9 @@ final class ActorCell implements ActorContext, Runnable
             throw new \LogicException('forward() needs a message being handled.');
         }
         if (\func_num_args() === 1) {
-            $message = $this->currentMessage;
+            $message = $this->message();
         }
-        $sender = $this->currentSender;
+        $sender = $this->sender();
         if ($to instanceof LocalActorRef) {
             // Straight to the cell: tell() would make this actor the sender of a message without one.
             $to->cell->deliver($message, $sender);
@@ -1215,14 +1270,16 @@ final class ActorCell implements ActorContext, Runnable
                 $this->props->stashCapacity,
             ));
         }
-        $extras->stash[] = [$this->currentMessage, $this->currentSender];
+        $extras->stash[] = [$this->message(), $this->sender()];
     }
 
     public function unstashAll(): void
     {
-        if ($this->extras !== null && $this->extras->stash !== []) {
-            $this->mailbox->prepend($this->extras->stash);
-            $this->extras->stash = [];
+        $extras = $this->extras;
+        if ($extras !== null && $extras->stash !== []) {
+            $this->pin();
+            $this->mailbox->prepend($extras->stash);
+            $extras->stash = [];
         }
     }
 

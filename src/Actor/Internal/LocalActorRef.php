@@ -12,7 +12,6 @@ use Nexus\Actor\Message\Traced;
 use Nexus\Actor\Props;
 use Nexus\Actor\Remote\Endpoint;
 use Nexus\Actor\Remote\RemoteWatchable;
-use Nexus\Runtime\Deferred;
 use Nexus\Runtime\Future;
 
 /**
@@ -46,16 +45,21 @@ final class LocalActorRef implements Endpoint
 
     public function ask(mixed $message, float $timeout = 5.0): Future
     {
-        $system = $this->cell->system;
-        $loop = $system->loop;
-        /** @var Deferred<mixed> $deferred */
-        $deferred = new Deferred($loop);
-        $responder = new AskResponder($deferred, $loop, $system->deadLetters, $this->cell->path, $timeout, $message, $system->stats);
-        $responder->timer = $loop->delay($timeout, $responder->timedOut(...));
-        $trace = $system->scheduler->trace;
-        $this->cell->deliver($trace === null ? $message : new Traced($message, $trace), $responder);
+        $cell = $this->cell;
+        $system = $cell->system;
+        /** @var Future<mixed> $future */
+        $future = new Future($system->loop);
+        $responder = new AskResponder($future, $cell, $system->askTimeouts->queue($timeout), $message);
+        $scheduler = $system->scheduler;
+        $trace = $scheduler->trace;
+        $idle = !$cell->scheduled;
+        $cell->deliver($trace === null ? $message : new Traced($message, $trace), $responder);
+        if ($idle && $cell->scheduled) {
+            // This ask queued the actor: if the asker waits now, the actor runs next (see Scheduler).
+            $scheduler->asked = $cell;
+        }
 
-        return $deferred->future();
+        return $future;
     }
 
     public function deliver(mixed $message, ?ActorRef $sender): void

@@ -48,6 +48,25 @@ final class Mailbox
         }
     }
 
+    /**
+     * Queues the message if there is room, as enqueue() does; false, queuing nothing, when the
+     * mailbox is full (then enqueue() applies the overflow policy). The actor's fast path: a
+     * bool, not an EnqueueResult (returning and comparing an enum case costs a class check).
+     *
+     * @internal
+     */
+    public function offer(mixed $message, ?ActorRef $sender): bool
+    {
+        if (\count($this->messages) - $this->head < $this->capacity) {
+            $this->messages[] = $message;
+            $this->senders[] = $sender;
+
+            return true;
+        }
+
+        return false;
+    }
+
     public function enqueue(mixed $message, ?ActorRef $sender = null): EnqueueResult
     {
         if (\count($this->messages) - $this->head < $this->capacity) {
@@ -163,6 +182,27 @@ final class Mailbox
         $this->senders = $senders;
         $this->head = 0;
         ++$this->generation;
+    }
+
+    /**
+     * The message taken last by advancing $head (the one the actor's run loop handles), null when
+     * none is.
+     *
+     * @internal
+     */
+    public function lastTaken(): mixed
+    {
+        return $this->messages[$this->head - 1] ?? null;
+    }
+
+    /**
+     * Its sender.
+     *
+     * @internal
+     */
+    public function lastTakenSender(): ?ActorRef
+    {
+        return $this->senders[$this->head - 1] ?? null;
     }
 
     public function count(): int

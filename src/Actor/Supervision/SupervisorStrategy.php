@@ -14,6 +14,9 @@ use Nexus\Actor\Exception\ActorKilledException;
  */
 final class SupervisorStrategy
 {
+    /** @var (\Closure(\Throwable): Directive)|null defaultDecider() as a closure, made once */
+    private static ?\Closure $defaultDecider = null;
+
     /**
      * @param \Closure(\Throwable): Directive $decider
      */
@@ -38,7 +41,7 @@ final class SupervisorStrategy
      */
     public static function default(): self
     {
-        return new self(SupervisionScope::OneForOne, self::defaultDecider(...));
+        return new self(SupervisionScope::OneForOne, self::defaultDeciderClosure());
     }
 
     /**
@@ -46,7 +49,7 @@ final class SupervisorStrategy
      */
     public static function oneForOne(?\Closure $decider = null, int $maxRestarts = 10, float $within = 60.0): self
     {
-        return new self(SupervisionScope::OneForOne, $decider ?? self::defaultDecider(...), $maxRestarts, $within);
+        return new self(SupervisionScope::OneForOne, $decider ?? self::defaultDeciderClosure(), $maxRestarts, $within);
     }
 
     /**
@@ -54,7 +57,7 @@ final class SupervisorStrategy
      */
     public static function allForOne(?\Closure $decider = null, int $maxRestarts = 10, float $within = 60.0): self
     {
-        return new self(SupervisionScope::AllForOne, $decider ?? self::defaultDecider(...), $maxRestarts, $within);
+        return new self(SupervisionScope::AllForOne, $decider ?? self::defaultDeciderClosure(), $maxRestarts, $within);
     }
 
     /**
@@ -62,7 +65,7 @@ final class SupervisorStrategy
      */
     public static function restForOne(?\Closure $decider = null, int $maxRestarts = 10, float $within = 60.0): self
     {
-        return new self(SupervisionScope::RestForOne, $decider ?? self::defaultDecider(...), $maxRestarts, $within);
+        return new self(SupervisionScope::RestForOne, $decider ?? self::defaultDeciderClosure(), $maxRestarts, $within);
     }
 
     /**
@@ -76,6 +79,19 @@ final class SupervisorStrategy
     public function decide(\Throwable $failure): Directive
     {
         return ($this->decider)($failure);
+    }
+
+    /**
+     * defaultDecider() as a closure: a real one, made once (PHP 8.2's tracing JIT stops a trace at
+     * every call of a first-class callable such as self::defaultDecider(...)).
+     *
+     * @return \Closure(\Throwable): Directive
+     */
+    private static function defaultDeciderClosure(): \Closure
+    {
+        return self::$defaultDecider ??= static function (\Throwable $failure): Directive {
+            return self::defaultDecider($failure);
+        };
     }
 
     public static function defaultDecider(\Throwable $failure): Directive

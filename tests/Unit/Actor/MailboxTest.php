@@ -42,6 +42,22 @@ final class MailboxTest extends TestCase
         }
     }
 
+    public function testOfferQueuesWhileThereIsRoomAndLeavesTheOverflowToEnqueue(): void
+    {
+        foreach (OverflowPolicy::cases() as $policy) {
+            $mailbox = new Mailbox(2, $policy);
+            self::assertTrue($mailbox->offer('a', null), $policy->name);
+            self::assertTrue($mailbox->offer('b', null), $policy->name);
+            self::assertFalse($mailbox->offer('c', null), "{$policy->name}: full, nothing queued, whatever the policy");
+            self::assertSame(['a', 'b'], array_column($mailbox->drain(), 0), $policy->name);
+        }
+        $unbounded = new Mailbox();
+        for ($i = 0; $i < 1_000; ++$i) {
+            self::assertTrue($unbounded->offer($i, null));
+        }
+        self::assertSame(1_000, $unbounded->count());
+    }
+
     public function testUnboundedMailboxIsFifoAcrossManyMessages(): void
     {
         $mailbox = new Mailbox();

@@ -264,6 +264,41 @@ final class SchedulerTest extends TestCase
         self::assertSame(Scheduler::MIN_IDLE_FIBERS, $this->scheduler->idleFibers(), 'trimmed once unneeded for a second');
     }
 
+    public function testThePoolNowAndThenHandsOutTheFiberIdleLongest(): void
+    {
+        // Six fibers end up idle after a burst; from then on one waiter at a time would keep
+        // reusing the same two with a plain last-in-first-out pool (the tracing JIT would never see
+        // the others run again, see Scheduler::ROTATE_IDLE).
+        /** @var Deferred<null> $gate */
+        $gate = new Deferred($this->loop);
+        for ($i = 0; $i < 6; ++$i) {
+            $this->scheduler->schedule(new ClosureRunnable(static function () use ($gate): void {
+                $gate->future()->await();
+            }));
+        }
+        $this->loop->runUntilIdle();
+        $gate->resolve(null);
+        $this->loop->runUntilIdle();
+        $created = $this->scheduler->fibersCreated();
+        /** @var array<int, true> $used */
+        $used = [];
+        for ($round = 0; $round < 2 * Scheduler::ROTATE_IDLE; ++$round) {
+            /** @var Deferred<null> $reply */
+            $reply = new Deferred($this->loop);
+            $this->scheduler->schedule(new ClosureRunnable(static function () use ($reply): void {
+                $reply->future()->await(); // hands its fiber over: the queue goes on in a pooled one
+            }));
+            $this->scheduler->schedule(new ClosureRunnable(static function () use ($reply, &$used): void {
+                $used[spl_object_id(\Fiber::getCurrent() ?? throw new \LogicException('no fiber'))] = true;
+                $reply->resolve(null);
+            }));
+            $this->loop->runUntilIdle();
+        }
+
+        self::assertSame($created, $this->scheduler->fibersCreated(), 'all from the pool');
+        self::assertGreaterThan(2, \count($used), 'fibers from deeper in the pool ran too');
+    }
+
     public function testTheCurrentRunnableIsRestoredWhenAWaiterResumes(): void
     {
         /** @var Deferred<null> $deferred */
