@@ -41,6 +41,11 @@ use Nexus\Runtime\Scheduler;
  * handler's Cancellation), or its response is streamed, an upgrade, or refused. Everything else
  * (the order of responses, the bounds, the timeouts) works on it as on any request.
  *
+ * What only some requests need is in Internal: HandlerOutcome (the answer that replaces a
+ * handler's), ResponseStreamer (a streamed response and its back-pressure) and ProtocolSwitch
+ * (the 101 and the hand-over of the socket). The rest shares this object's state and stays here,
+ * where the fast way reads it without a call (see the property order below).
+ *
  * @internal created by HttpServer
  */
 final class ServerConnection implements ConnectionHandler, Runnable, Cancellation
