@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Nexus\Http\Server;
 
+use Nexus\Http\Server\Internal\ResponseStreamer;
+
 /**
  * The body of a streamed response, handed to the producer of {@see \Nexus\Http\Response::stream()}.
  */
@@ -13,7 +15,7 @@ final class ResponseStream
      * @internal the server creates it
      */
     public function __construct(
-        private readonly ServerConnection $connection,
+        private readonly ResponseStreamer $streamer,
         private readonly bool $chunked,
     ) {}
 
@@ -28,7 +30,7 @@ final class ResponseStream
         if ($data === '') {
             return;
         }
-        $this->connection->streamWrite($this->chunked ? dechex(\strlen($data)) . "\r\n" . $data . "\r\n" : $data);
+        $this->streamer->write($this->chunked ? dechex(\strlen($data)) . "\r\n" . $data . "\r\n" : $data);
     }
 
     /**
@@ -36,6 +38,6 @@ final class ResponseStream
      */
     public function isOpen(): bool
     {
-        return !$this->connection->isClosed();
+        return $this->streamer->isOpen();
     }
 }

@@ -10,6 +10,9 @@ use Nexus\Http\Parser\RequestParser;
 use Nexus\Http\Request;
 use Nexus\Http\Response;
 use Nexus\Http\ResponseSerializer;
+use Nexus\Http\Server\Internal\HandlerOutcome;
+use Nexus\Http\Server\Internal\ProtocolSwitch;
+use Nexus\Http\Server\Internal\ResponseStreamer;
 use Nexus\Http\Status;
 use Nexus\Io\Connection;
 use Nexus\Io\ConnectionHandler;
@@ -37,6 +40,11 @@ use Nexus\Runtime\Scheduler;
  * when that is needed: its handler waits (its first wait subscribes to this connection as the
  * handler's Cancellation), or its response is streamed, an upgrade, or refused. Everything else
  * (the order of responses, the bounds, the timeouts) works on it as on any request.
+ *
+ * What only some requests need is in Internal: HandlerOutcome (the answer that replaces a
+ * handler's), ResponseStreamer (a streamed response and its back-pressure) and ProtocolSwitch
+ * (the 101 and the hand-over of the socket). The rest shares this object's state and stays here,
+ * where the fast way reads it without a call (see the property order below).
  *
  * @internal created by HttpServer
  */
@@ -175,7 +183,7 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             try {
                 $response = $this->server->handler->handle($request);
             } catch (\Throwable $e) {
-                $response = $this->failed($this->promoted ?? $this->promote($request), $e);
+                $response = HandlerOutcome::threw($this->promoted ?? $this->promote($request), $e, $this->server->logger);
             }
         }
         if ($this->closed) {
@@ -355,7 +363,7 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
         try {
             $response = $this->server->handler->handle($request);
         } catch (\Throwable $e) {
-            $response = $this->failed($task, $e);
+            $response = HandlerOutcome::threw($task, $e, $this->server->logger);
         }
         $this->answer($task, $response);
     }
@@ -366,8 +374,8 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
     private function answer(RequestTask $task, Response $response): void
     {
         $task->handlerDone = true; // a streaming producer is not under the limit
-        if ($task->timedOut !== null || ($response->status < 200 && !self::switches($task, $response))) {
-            $response = $this->refused($task, $response);
+        if ($task->timedOut !== null || $response->status < 200) {
+            $response = HandlerOutcome::checked($task, $response, $this->options->handlerTimeout, $this->server->logger);
         }
         $task->response = $response;
         $this->respond($task, $response);
@@ -421,7 +429,7 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             return;
         }
         $task->streamed = true;
-        $this->stream($task, $response->producer);
+        (new ResponseStreamer($this, $this->connection, $this->loop, $this->server->logger))->stream($task, $response->producer);
     }
 
     /**
@@ -458,24 +466,62 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
     }
 
     /**
-     * @internal for ResponseStream
+     * @internal for ResponseStreamer: whether $task is at the head of the queue (its response is
+     *           the next to write)
      */
-    public function streamWrite(string $bytes): void
+    public function isFirst(RequestTask $task): bool
     {
-        if ($this->closed) {
-            throw new StreamClosedException('The client has gone away; stop writing this response.');
-        }
-        if ($this->connection->write($bytes) || $this->connection->isClosed()) {
-            return;
-        }
-        // Stop reading and time the client's reading (sendTimeout) until the buffer drains.
+        return ($this->queue[$this->head] ?? null) === $task;
+    }
+
+    /**
+     * @internal for ResponseStreamer: whether the connection stays open after the response of
+     *           $task, at the head of the queue (not if the server drains and it is the last)
+     */
+    public function keepsAlive(RequestTask $task): bool
+    {
+        return $task->keepAlive && !($this->draining && $this->head + 1 === $this->tail);
+    }
+
+    /**
+     * @internal for ResponseStreamer: a write left the buffer above the high-water mark (or the
+     *           connection closed): reading waits for drained()
+     */
+    public function writeBlocked(): void
+    {
+        $this->blocked = !$this->connection->isClosed();
+    }
+
+    /**
+     * @internal for ResponseStreamer: the buffer is above the high-water mark; stops reading,
+     *           times the client's reading (sendTimeout) and waits until it drains (true) or the
+     *           connection closes (false)
+     */
+    public function awaitDrain(): bool
+    {
         $this->blocked = true;
         $this->update();
         /** @var Deferred<bool> $waiter */
         $waiter = new Deferred($this->loop);
         $this->drainWaiter = $waiter;
-        if (!$waiter->future()->await()) {
-            throw new StreamClosedException('The client went away while the response was streaming; stop writing it.');
+
+        return $waiter->future()->await();
+    }
+
+    /**
+     * @internal for ResponseStreamer: the streamed response of $task, at the head of the queue,
+     *           is complete; the next ones follow, or the connection ends after it
+     */
+    public function streamed(RequestTask $task, bool $keepAlive): void
+    {
+        if ($this->closed) {
+            return;
+        }
+        $this->dequeue($task);
+        if ($keepAlive) {
+            $this->flush();
+        } else {
+            $this->finish();
         }
     }
 
@@ -551,49 +597,6 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             }
             $this->connection->close();
         }
-    }
-
-    /**
-     * The answer to a handler that threw: 500, logged (unless its time ran out: see refused()).
-     */
-    private function failed(RequestTask $task, \Throwable $e): Response
-    {
-        if ($task->timedOut === null) {
-            \assert($task->request !== null);
-            $this->server->logger?->error('The request handler threw for {method} {path}: {message}', [
-                'method' => $task->request->method(),
-                'path' => $task->request->path(),
-                'message' => $e->getMessage(),
-                'exception' => $e,
-            ]);
-        }
-
-        return Response::text("Internal Server Error\n", 500);
-    }
-
-    /**
-     * What replaces a handler's answer: 503 when its time ran out (whatever it made of the
-     * cancellation), 500 for a 1xx (a client would take it as interim and wait for more).
-     */
-    private function refused(RequestTask $task, Response $response): Response
-    {
-        \assert($task->request !== null);
-        if ($task->timedOut !== null) {
-            $this->server->logger?->warning('The handler of {method} {path} ran out of its {seconds} s (ServerOptions::$handlerTimeout): its waits were cancelled and the client got 503.', [
-                'method' => $task->request->method(),
-                'path' => $task->request->path(),
-                'seconds' => $this->options->handlerTimeout,
-            ]);
-
-            return Response::text("Service Unavailable\n", 503);
-        }
-        $this->server->logger?->error('The request handler answered {method} {path} with {status}; only the server sends 1xx responses.', [
-            'method' => $task->request->method(),
-            'path' => $task->request->path(),
-            'status' => $response->status,
-        ]);
-
-        return Response::text("Internal Server Error\n", 500);
     }
 
     private function received(string $data): void
@@ -753,7 +756,7 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
             if ($response->producer === null) {
                 $bytes = ResponseSerializer::serialize($response, $keepAlive, HttpDate::now(), $task->head, false, $task->protocolVersion);
             } else {
-                $bytes = $this->streamHead($response, $keepAlive, $task->head, $task->protocolVersion);
+                $bytes = ResponseStreamer::head($response, $keepAlive, $task->head, $task->protocolVersion);
                 $keepAlive = $keepAlive && $task->protocolVersion !== '1.0';
             }
             unset($this->queue[$this->head++]);
@@ -785,106 +788,32 @@ final class ServerConnection implements ConnectionHandler, Runnable, Cancellatio
     }
 
     /**
-     * @param \Closure(ResponseStream): void $producer
-     */
-    private function stream(RequestTask $task, \Closure $producer): void
-    {
-        if ($this->closed) {
-            return;
-        }
-        if (($this->queue[$this->head] ?? null) !== $task) {
-            /** @var Deferred<null> $turn */
-            $turn = new Deferred($this->loop);
-            $task->turn = $turn;
-            $turn->future()->await();
-            if ($this->connection->isClosed()) {
-                return;
-            }
-        }
-        \assert($task->response !== null);
-        $chunked = $task->protocolVersion !== '1.0';
-        $keepAlive = $chunked && $task->keepAlive && !($this->draining && $this->head + 1 === $this->tail);
-        if (!$this->connection->write($this->streamHead($task->response, $keepAlive, false, $task->protocolVersion))) {
-            $this->blocked = !$this->connection->isClosed();
-        }
-        try {
-            $producer(new ResponseStream($this, $chunked));
-            if ($chunked) {
-                $this->streamWrite("0\r\n\r\n");
-            }
-        } catch (StreamClosedException) {
-            return;
-        } catch (\Throwable $e) {
-            // The head is out: the only way left to tell the client the body is broken is to
-            // cut the connection before the last chunk.
-            $this->server->logger?->error('A streamed response failed half-way; closing its connection: {message}', [
-                'message' => $e->getMessage(),
-                'exception' => $e,
-            ]);
-            $this->connection->close();
-
-            return;
-        }
-        if ($this->closed) {
-            return;
-        }
-        unset($this->queue[$this->head++]);
-        $this->inFlightBytes -= $task->bytes;
-        $this->server->charge(-$task->bytes);
-        ++$this->server->served;
-        if ($keepAlive) {
-            $this->flush();
-        } else {
-            $this->finish();
-        }
-    }
-
-    /**
-     * Whether a handler's 1xx answer is a 101 that switches protocols, which only an upgrade
-     * request may get (the last request read on its connection, see parse()).
-     */
-    private static function switches(RequestTask $task, Response $response): bool
-    {
-        return $response->upgrade !== null && isset($task->request?->headers()['upgrade']);
-    }
-
-    /**
-     * The answer to the upgrade request is a 101: its head is written, this object lets go of the
-     * socket (its callbacks, budgets and deadline; the server forgets it) and the Upgrade takes the
-     * socket over with the bytes the client sent after its request.
+     * The answer to the upgrade request is a 101: once its head is written and the Upgrade has
+     * the socket (ProtocolSwitch), this object lets go of it (its budgets and deadline; the server
+     * forgets it) and the new protocol starts with the bytes the client sent after its request.
      */
     private function upgrade(RequestTask $task, Response $response, Upgrade $upgrade): void
     {
-        unset($this->queue[$this->head++]);
-        $this->inFlightBytes -= $task->bytes;
-        $this->server->charge(-$task->bytes);
-        ++$this->server->served;
-        $connection = $this->connection;
-        $connection->write(ResponseSerializer::switchingProtocols($response, HttpDate::now()));
-        if ($connection->isClosed()) {
+        $this->dequeue($task);
+        $upgraded = ProtocolSwitch::begin($this->connection, $this->loop, $this->server, $response, $upgrade);
+        if ($upgraded === null) {
             return;
         }
         $buffered = $this->parser?->takeBuffered() ?? '';
         $this->parser = null;
-        $connection->handOver();
-        $upgraded = $upgrade->takeOver($connection, $this->loop, $this->server);
-        $this->server->adopt($upgraded);
         $this->release();
         $upgraded->start($buffered);
     }
 
-    private function streamHead(Response $response, bool $keepAlive, bool $head, string $protocolVersion): string
+    /**
+     * $task, at the head of the queue, is answered: its bytes no longer count against the budgets.
+     */
+    private function dequeue(RequestTask $task): void
     {
-        if ($protocolVersion !== '1.0') {
-            return ResponseSerializer::serialize($response, $keepAlive, HttpDate::now(), $head, true, $protocolVersion);
-        }
-
-        // HTTP/1.0 has no chunking: the body ends when the connection does, so no Content-Length.
-        return str_replace(
-            "\r\nContent-Length: 0\r\n",
-            "\r\n",
-            ResponseSerializer::serialize($response, false, HttpDate::now(), $head, false, '1.0'),
-        );
+        unset($this->queue[$this->head++]);
+        $this->inFlightBytes -= $task->bytes;
+        $this->server->charge(-$task->bytes);
+        ++$this->server->served;
     }
 
     /**
