@@ -204,6 +204,49 @@ final class EpollDriverTest extends PollDriverTestCase
     }
 
     /**
+     * A poll tells a fork from a word the kernel wipes in the child (MADV_WIPEONFORK) holding the
+     * pid, not from a getpid() call: the first driver of the child to look writes the child's pid
+     * there, and a second driver made before the fork must still see that the pid is not its own
+     * and open an epoll instance of its own, instead of polling the one it shares with the parent
+     * (which would report what the parent registers after the fork).
+     */
+    #[RequiresPhpExtension('pcntl')]
+    #[RequiresPhpExtension('posix')]
+    public function testEveryDriverOfAForkedChildSeesTheForkAtItsNextPoll(): void
+    {
+        $first = $this->driver();
+        $second = $this->driver();
+        [$quiet] = $this->pair();
+        [$go, $goPeer] = $this->pair();
+        [$extra, $extraPeer] = $this->pair();
+        $second->watchRead(1, $quiet);
+        $this->pollOnce($first, 0.0, $read, $write);
+        $this->pollOnce($second, 0.0, $read, $write); // both epoll instances exist before the fork
+        $pid = pcntl_fork();
+        if ($pid === 0) {
+            // The first driver looks first (its watch change reopens it and writes the word).
+            $first->watchRead(2, $go);
+            $read = $write = [];
+            $woken = $first->poll(5.0, $read, $write) === 1 && $read === [2];
+            // The parent has now put $extra, which has bytes, into its instance of the second
+            // driver: the child's second driver must not report it.
+            $read = $write = [];
+            $ok = $woken && $second->poll(0.0, $read, $write) === 0 && $read === [];
+            posix_kill(posix_getpid(), $ok ? \SIGKILL : \SIGTERM);
+        }
+        fwrite($extraPeer, 'x');
+        $second->watchRead(3, $extra);
+        fwrite($goPeer, 'g');
+        $status = 0;
+        pcntl_waitpid($pid, $status);
+        \assert(\is_int($status));
+        self::assertTrue(pcntl_wifsignaled($status));
+        self::assertSame(\SIGKILL, pcntl_wtermsig($status), "the child's second driver polled an epoll instance of its own");
+        self::assertSame(1, $this->pollOnce($second, 2.0, $read, $write));
+        self::assertSame([3], $read, 'the parent sees what it registered after the fork');
+    }
+
+    /**
      * A signal ends epoll_wait() with EINTR, and PHP runs the signal's handler as soon as the call
      * returns, before the driver reads errno: a handler that leaves another errno behind (here
      * EAGAIN, from a read of an empty non-blocking socket, as the loop's own wake-up write can)
