@@ -411,40 +411,56 @@ final class ActorCell implements ActorContext, Runnable
 
     private function autoReceive(AutoReceived $message, ?ActorRef $sender): void
     {
-        if ($message instanceof Traced) {
-            $this->receiveTraced($message, $sender);
-        } elseif ($message instanceof TimerFired) {
-            if ($this->extras?->timers?->accept($message) === true) {
-                $this->invoke($message->message, null);
-            }
-        } elseif ($message instanceof DeathNotice) {
-            $this->deliverTerminated($message, $sender);
-        } elseif ($message instanceof RemoteDeathNotice) {
-            $key = $message->dead->watchKey();
-            $extras = $this->extras;
-            $entry = $extras?->remoteWatching[$key] ?? null;
-            if ($extras !== null && $entry !== null) {
-                unset($extras->remoteWatching[$key]);
-                $this->invoke($entry[1] ?? new Terminated($message->dead), $sender);
-            }
-        } elseif ($message instanceof TurnCallback) {
-            $this->currentMessage = $message->message;
-            $this->currentSender = $sender;
-            try {
-                ($message->callback)($this);
-            } catch (\Throwable $e) {
-                $this->fail($e);
-            }
-        } elseif ($message instanceof PoisonPill) {
-            if ($this->extras?->holdPoisonPill === true) {
-                $this->extras->stash[] = [$message, $sender];
-            } else {
-                $this->stopSelf();
-            }
-        } elseif ($message instanceof Kill) {
-            $this->currentMessage = $message;
-            $this->currentSender = $sender;
-            $this->fail(new ActorKilledException("{$this->path} was killed by a Kill message."));
+        // By class name, not a chain of instanceof: every kind is a final class, and an instanceof
+        // of a class not loaded yet (no timer, trace or remote watch in this process) looks the
+        // class up by name on every call.
+        switch ($message::class) {
+            case PoisonPill::class:
+                if ($this->extras?->holdPoisonPill === true) {
+                    $this->extras->stash[] = [$message, $sender];
+                } else {
+                    $this->stopSelf();
+                }
+                break;
+            case TimerFired::class:
+                \assert($message instanceof TimerFired);
+                if ($this->extras?->timers?->accept($message) === true) {
+                    $this->invoke($message->message, null);
+                }
+                break;
+            case Traced::class:
+                \assert($message instanceof Traced);
+                $this->receiveTraced($message, $sender);
+                break;
+            case DeathNotice::class:
+                \assert($message instanceof DeathNotice);
+                $this->deliverTerminated($message, $sender);
+                break;
+            case TurnCallback::class:
+                \assert($message instanceof TurnCallback);
+                $this->currentMessage = $message->message;
+                $this->currentSender = $sender;
+                try {
+                    ($message->callback)($this);
+                } catch (\Throwable $e) {
+                    $this->fail($e);
+                }
+                break;
+            case RemoteDeathNotice::class:
+                \assert($message instanceof RemoteDeathNotice);
+                $key = $message->dead->watchKey();
+                $extras = $this->extras;
+                $entry = $extras?->remoteWatching[$key] ?? null;
+                if ($extras !== null && $entry !== null) {
+                    unset($extras->remoteWatching[$key]);
+                    $this->invoke($entry[1] ?? new Terminated($message->dead), $sender);
+                }
+                break;
+            case Kill::class:
+                $this->currentMessage = $message;
+                $this->currentSender = $sender;
+                $this->fail(new ActorKilledException("{$this->path} was killed by a Kill message."));
+                break;
         }
     }
 
@@ -591,8 +607,14 @@ final class ActorCell implements ActorContext, Runnable
         $kind = $behavior->kind;
         if ($kind === BehaviorKind::Receive || $kind === BehaviorKind::Stateful) {
             $this->handler = $behavior->handler;
-            $this->state = $kind === BehaviorKind::Stateful ? $behavior->state : Stateless::Instance;
-            $this->onSignal = $behavior->onSignal;
+            if ($kind === BehaviorKind::Stateful) {
+                $this->state = $behavior->state;
+            } elseif (!$this->state instanceof Stateless) {
+                $this->state = Stateless::Instance;
+            }
+            if ($this->onSignal !== $behavior->onSignal) {
+                $this->onSignal = $behavior->onSignal;
+            }
         } elseif ($kind === BehaviorKind::Stopped) {
             $this->stopSelf();
         } else {
@@ -655,26 +677,32 @@ final class ActorCell implements ActorContext, Runnable
         }
         $this->clearTimers();
         $this->unstashAll();
-        $this->status = self::RESTARTING;
-        $this->extras()->restartReason = $reason;
         if ($this->children !== []) {
+            $this->status = self::RESTARTING;
+            $this->extras()->restartReason = $reason;
             foreach ($this->children as $child) {
                 $child->sendSystem(new SystemMessage(SystemMessageKind::Stop));
             }
 
             return; // finishRestart() once the last child has terminated
         }
-        $this->finishRestart();
+        $this->finishRestart($reason);
     }
 
-    private function finishRestart(): void
+    private function finishRestart(\Throwable $reason): void
     {
-        $extras = $this->extras();
-        $reason = $extras->restartReason ?? new \RuntimeException('Restart requested.');
-        $extras->restartReason = null;
-        $extras->behaviorStack = [];
-        $this->handler = $this->onSignal = null;
-        $this->state = Stateless::Instance;
+        // (Fields written only when they change: a typed field's write is a slow call.)
+        $extras = $this->extras;
+        if ($extras !== null && $extras->behaviorStack !== []) {
+            $extras->behaviorStack = [];
+        }
+        $this->handler = null;
+        if ($this->onSignal !== null) {
+            $this->onSignal = null;
+        }
+        if (!$this->state instanceof Stateless) {
+            $this->state = Stateless::Instance;
+        }
         $this->status = self::RUNNING;
         if (!$this->incarnate()) {
             return;
@@ -725,14 +753,23 @@ final class ActorCell implements ActorContext, Runnable
             $this->system->stats->retire($this->kind(), $this->processed); // while its handler tells its kind
         }
         $this->status = self::TERMINATED;
-        $this->handler = $this->onSignal = null;
-        $this->state = Stateless::Instance;
+        // (Fields written only when they change: a typed field's write is a slow call.)
+        $this->handler = null;
+        if ($this->onSignal !== null) {
+            $this->onSignal = null;
+        }
+        if (!$this->state instanceof Stateless) {
+            $this->state = Stateless::Instance;
+        }
         // Before its queue becomes dead letters: an actor subscribed to DeadLetter would
         // otherwise be sent the event of each, which is a dead letter again, without end.
         $this->system->eventStream->unsubscribe($this->ref);
-        $this->pin();
-        foreach ($this->mailbox->drain() as [$message, $sender]) {
-            $this->deadLetterQueued($message, $sender);
+        if (!$this->mailbox->isEmpty()) {
+            // (Nothing queued, nothing to drain: the taken messages go when the turn ends.)
+            $this->pin();
+            foreach ($this->mailbox->drain() as [$message, $sender]) {
+                $this->deadLetterQueued($message, $sender);
+            }
         }
         $extras = $this->extras;
         if ($extras !== null) {
@@ -789,8 +826,9 @@ final class ActorCell implements ActorContext, Runnable
 
     private function childTerminated(ActorCell $child): void
     {
-        if (($this->children[$child->name()] ?? null) === $child) {
-            unset($this->children[$child->name()]);
+        $name = $child->name();
+        if (($this->children[$name] ?? null) === $child) {
+            unset($this->children[$name]);
         }
         if ($this->parent === null) {
             $this->system->guardianTerminated($child);
@@ -799,7 +837,10 @@ final class ActorCell implements ActorContext, Runnable
             if ($this->status === self::STOPPING) {
                 $this->finishStop(true);
             } elseif ($this->status === self::RESTARTING) {
-                $this->finishRestart();
+                $extras = $this->extras();
+                $reason = $extras->restartReason ?? new \RuntimeException('Restart requested.');
+                $extras->restartReason = null;
+                $this->finishRestart($reason);
             }
         }
     }
@@ -834,23 +875,27 @@ final class ActorCell implements ActorContext, Runnable
     private function restartChild(ActorCell $child, \Throwable $error, SupervisorStrategy $strategy): void
     {
         $now = $this->system->loop->now();
-        $recent = [];
-        foreach ($child->extras()->restarts as $at) {
-            if ($at > $now - $strategy->within) {
-                $recent[] = $at;
+        $extras = $child->extras();
+        if ($extras->restarts !== [] && min($extras->restarts) <= $now - $strategy->within) {
+            // Some fell out of the window (only then is the list rebuilt).
+            $recent = [];
+            foreach ($extras->restarts as $at) {
+                if ($at > $now - $strategy->within) {
+                    $recent[] = $at;
+                }
             }
+            $extras->restarts = $recent;
         }
-        $recent[] = $now;
-        $child->extras()->restarts = $recent;
-        $targets = $this->affected($child, $strategy);
-        if (\count($recent) > $strategy->maxRestarts) {
-            foreach ($targets as $target) {
+        $extras->restarts[] = $now;
+        $restarts = \count($extras->restarts);
+        if ($restarts > $strategy->maxRestarts) {
+            foreach ($this->affected($child, $strategy) as $target) {
                 $target->sendSystem(new SystemMessage(SystemMessageKind::Stop));
             }
             $this->fail(new RestartLimitExceededException(sprintf(
                 '%s failed %d times within %.1f s, more than the %d restarts its supervisor allows; it was stopped. Last failure: %s',
                 $child->path,
-                \count($recent),
+                $restarts,
                 $strategy->within,
                 $strategy->maxRestarts,
                 $error->getMessage(),
@@ -858,8 +903,8 @@ final class ActorCell implements ActorContext, Runnable
 
             return;
         }
-        $delay = $strategy->backoff?->delay(\count($recent)) ?? 0.0;
-        foreach ($targets as $target) {
+        $delay = $strategy->backoff?->delay($restarts) ?? 0.0;
+        foreach ($strategy->scope === SupervisionScope::OneForOne ? [$child] : $this->affected($child, $strategy) as $target) {
             $recreate = new SystemMessage(SystemMessageKind::Recreate, null, $error);
             if ($delay > 0.0) {
                 $this->system->loop->delay($delay, static function () use ($target, $recreate): void {
@@ -992,8 +1037,10 @@ final class ActorCell implements ActorContext, Runnable
 
     private function clearTimers(): void
     {
-        $this->extras?->timers?->cancelAll();
-        $this->cancelReceiveTimeout();
+        if ($this->extras !== null) {
+            $this->extras->timers?->cancelAll();
+            $this->cancelReceiveTimeout();
+        }
     }
 
     /**

@@ -156,6 +156,29 @@ final class SupervisionTest extends TestCase
         $probe->expectMessage(0);
     }
 
+    public function testOnlyTheRestartsThatLeftTheWindowStopCounting(): void
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        $kit->system->eventStream->subscribe($probe->ref, ActorFailed::class);
+        $counter = $this->childOf($kit, $probe, $this->counter(), SupervisorStrategy::oneForOne(null, 2, 5.0));
+        $probe->watch($counter);
+        $counter->tell('fail'); // t = 0
+        $kit->advance(3.0);
+        $counter->tell('fail'); // t = 3
+        $kit->advance(3.0);
+        $counter->tell('fail'); // t = 6: the one of t = 0 left the window, two count
+        $kit->runUntilIdle();
+        self::assertNotNull($kit->system->lookup($counter->path()), 'the restarts of t = 3 and t = 6 are within the limit');
+        $kit->advance(1.0);
+        $counter->tell('fail'); // t = 7: three within 5 s
+
+        $escalated = $probe->fishForMessage(static fn(mixed $m): bool => $m instanceof ActorFailed && $m->error instanceof RestartLimitExceededException);
+        \assert($escalated instanceof ActorFailed);
+        self::assertStringContainsString('failed 3 times within 5.0 s', $escalated->error->getMessage());
+        $probe->fishForMessage(static fn(mixed $m): bool => $m instanceof \Nexus\Actor\Message\Terminated && $m->ref === $counter);
+    }
+
     public function testBackoffDelaysEachRestartExponentially(): void
     {
         $kit = new TestKit();
