@@ -256,7 +256,7 @@ final class Scheduler
         } while ($this->handedOver() && $this->remaining > 0 && $this->hasWork());
         $this->running = false;
         $this->current = null;
-        if ($this->helperFailures !== []) {
+        if (\count($this->helperFailures) !== 0) {
             // As a runnable throwing out of a worker fiber would: to the loop's error handler.
             throw array_shift($this->helperFailures);
         }
