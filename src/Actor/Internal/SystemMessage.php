@@ -15,6 +15,5 @@ final class SystemMessage
         public readonly SystemMessageKind $kind,
         public readonly ?ActorCell $cell = null,
         public readonly ?\Throwable $error = null,
-        public readonly mixed $message = null,
     ) {}
 }
