@@ -75,9 +75,15 @@ final class ActorCell implements ActorContext, Runnable
     public const STOPPING = 4;
     public const TERMINATED = 5;
 
-    public readonly LocalActorRef $ref;
-    public readonly string $path;
-    public readonly Mailbox $mailbox;
+    // The fields set once are @readonly for PHPStan, not `readonly` for PHP: PHP 8.2's tracing
+    // JIT writes a readonly field through the interpreter's slow path, about 100 instructions
+    // more per field, and a cell (like a system message) is made on the lifecycle's hot path.
+    /** @readonly */
+    public LocalActorRef $ref;
+    /** @readonly */
+    public string $path;
+    /** @readonly */
+    public Mailbox $mailbox;
     public int $status = self::NEW;
     /** On the run queue, or running. @internal read by LocalActorRef::ask() */
     public bool $scheduled = false;
@@ -104,10 +110,13 @@ final class ActorCell implements ActorContext, Runnable
     public int $processed = 0;
 
     public function __construct(
-        public readonly ActorSystem $system,
-        public readonly ?ActorCell $parent,
+        /** @readonly */
+        public ActorSystem $system,
+        /** @readonly */
+        public ?ActorCell $parent,
         string $name,
-        public readonly Props $props,
+        /** @readonly */
+        public Props $props,
     ) {
         $this->path = $parent === null ? '/' : ($parent->parent === null ? '/' . $name : $parent->path . '/' . $name);
         $this->ref = new LocalActorRef($this);
@@ -425,21 +434,17 @@ final class ActorCell implements ActorContext, Runnable
                 }
                 break;
             case TimerFired::class:
-                \assert($message instanceof TimerFired);
                 if ($this->extras?->timers?->accept($message) === true) {
                     $this->invoke($message->message, null);
                 }
                 break;
             case Traced::class:
-                \assert($message instanceof Traced);
                 $this->receiveTraced($message, $sender);
                 break;
             case DeathNotice::class:
-                \assert($message instanceof DeathNotice);
                 $this->deliverTerminated($message, $sender);
                 break;
             case TurnCallback::class:
-                \assert($message instanceof TurnCallback);
                 $this->currentMessage = $message->message;
                 $this->currentSender = $sender;
                 try {
@@ -449,7 +454,6 @@ final class ActorCell implements ActorContext, Runnable
                 }
                 break;
             case RemoteDeathNotice::class:
-                \assert($message instanceof RemoteDeathNotice);
                 $key = $message->dead->watchKey();
                 $extras = $this->extras;
                 $entry = $extras?->remoteWatching[$key] ?? null;
