@@ -500,24 +500,31 @@ final class ActorCell implements ActorContext, Runnable
             $messages = $this->systemMessages;
             $this->systemMessages = [];
             foreach ($messages as $message) {
-                $this->handleSystemMessage($message);
+                // Handled here rather than in a method per message: a call with a class-typed
+                // argument costs a type check on top of the call.
+                // if/elseif with ===, not a switch: a switch compares enum cases with ==, which for
+                // two different cases goes through PHP's generic object comparison.
+                $kind = $message->kind;
+                if ($kind === SystemMessageKind::ChildTerminated) {
+                    \assert($message->cell !== null);
+                    $this->childTerminated($message->cell);
+                } elseif ($kind === SystemMessageKind::Failed) {
+                    $this->supervise($message);
+                } else {
+                    $this->handleSystemMessage($message);
+                }
             }
         }
     }
 
+    /**
+     * The system messages other than ChildTerminated and Failed (see processSystemMessages()).
+     */
     private function handleSystemMessage(SystemMessage $message): void
     {
-        // if/elseif with ===, not a switch: a switch compares enum cases with ==, which for two
-        // different cases goes through PHP's generic object comparison.
         $cell = $message->cell;
         $kind = $message->kind;
-        if ($kind === SystemMessageKind::ChildTerminated) {
-            \assert($cell !== null);
-            $this->childTerminated($cell);
-        } elseif ($kind === SystemMessageKind::Failed) {
-            \assert($cell !== null && $message->error !== null);
-            $this->supervise($cell, $message->error);
-        } elseif ($kind === SystemMessageKind::Recreate) {
+        if ($kind === SystemMessageKind::Recreate) {
             $this->restart($message->error ?? new \RuntimeException('Restart requested.'));
         } elseif ($kind === SystemMessageKind::Stop) {
             $this->stopSelf();
@@ -853,20 +860,27 @@ final class ActorCell implements ActorContext, Runnable
 
     // ---- supervision ----------------------------------------------------------------------------
 
-    private function supervise(ActorCell $child, \Throwable $error): void
+    /**
+     * Decides what becomes of a child that failed ($failed: its Failed message, which carries the
+     * child and the error; passed as it is, one argument to check rather than two).
+     */
+    private function supervise(SystemMessage $failed): void
     {
+        $child = $failed->cell;
+        $error = $failed->error;
+        \assert($child !== null && $error !== null);
         if (($this->children[$child->name()] ?? null) !== $child || $child->status >= self::STOPPING) {
             return;
         }
         $strategy = $this->props->supervisor ?? $this->system->defaultStrategy;
         try {
-            $directive = $strategy->decide($error);
+            $directive = ($strategy->decider)($error); // SupervisorStrategy::decide(), without the call
         } catch (\Throwable $e) {
             $this->system->reportFailure($this->ref, $e, null, 'the supervisor decider');
             $directive = Directive::Escalate;
         }
         if ($directive === Directive::Restart) {
-            $this->restartChild($child, $error, $strategy);
+            $this->restartChild($failed, $strategy);
         } elseif ($directive === Directive::Resume) {
             $child->sendSystem(new SystemMessage(SystemMessageKind::Resume, null, $error));
         } elseif ($directive === Directive::Stop) {
@@ -878,8 +892,11 @@ final class ActorCell implements ActorContext, Runnable
         }
     }
 
-    private function restartChild(ActorCell $child, \Throwable $error, SupervisorStrategy $strategy): void
+    private function restartChild(SystemMessage $failed, SupervisorStrategy $strategy): void
     {
+        $child = $failed->cell;
+        $error = $failed->error;
+        \assert($child !== null && $error !== null);
         $now = $this->system->loop->now();
         $extras = $child->extras();
         if (\count($extras->restarts) !== 0 && min($extras->restarts) <= $now - $strategy->within) {

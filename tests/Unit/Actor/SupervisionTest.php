@@ -10,6 +10,8 @@ use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\ActorFailed;
 use Nexus\Actor\Event\ActorRestarted;
 use Nexus\Actor\Exception\ActorInitializationException;
+use Nexus\Actor\Exception\ActorKilledException;
+use Nexus\Actor\Exception\ActorStoppingException;
 use Nexus\Actor\Exception\RestartLimitExceededException;
 use Nexus\Actor\Props;
 use Nexus\Actor\Signal\PostStop;
@@ -154,6 +156,21 @@ final class SupervisionTest extends TestCase
         $counter->tell('get', $probe->ref);
 
         $probe->expectMessage(0);
+    }
+
+    public function testTheDefaultDeciderStopsWhatCannotStartOrWasKilledAndRestartsTheRest(): void
+    {
+        $strategy = SupervisorStrategy::default();
+        foreach ([
+            [new ActorInitializationException('no start'), Directive::Stop],
+            [new ActorKilledException('killed'), Directive::Stop],
+            [new ActorStoppingException('another actor exception'), Directive::Restart],
+            [new \RuntimeException('a failure'), Directive::Restart],
+            [new \Error('an error'), Directive::Restart],
+        ] as [$failure, $directive]) {
+            self::assertSame($directive, $strategy->decide($failure), $failure::class);
+            self::assertSame($directive, SupervisorStrategy::defaultDecider($failure), $failure::class);
+        }
     }
 
     public function testOnlyTheRestartsThatLeftTheWindowStopCounting(): void
