@@ -255,7 +255,9 @@ final class Scheduler
             // dispatcher), or kept by a runnable that waits: then another one goes on.
         } while ($this->handedOver() && $this->remaining > 0 && $this->hasWork());
         $this->running = false;
-        $this->current = null;
+        if ($this->current !== null) { // a worker fiber clears it before it suspends
+            $this->current = null;
+        }
         if (\count($this->helperFailures) !== 0) {
             // As a runnable throwing out of a worker fiber would: to the loop's error handler.
             throw array_shift($this->helperFailures);

@@ -294,7 +294,11 @@ final class ActorCell implements ActorContext, Runnable
             }
         }
         $mailbox->reclaim();
-        $this->processed += $throughput - $budget;
+        // (Written only when it changes: a turn of system messages alone, a parent told that a
+        // child stopped, handles no message.)
+        if ($budget !== $throughput) {
+            $this->processed += $throughput - $budget;
+        }
         if ($timed !== 0) {
             $system->sampleNextTurn = false;
             $system->stats->sampled($this->kind(), $throughput - $budget, (hrtime(true) - $timed) / 1e9);
