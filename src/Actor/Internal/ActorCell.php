@@ -514,6 +514,8 @@ final class ActorCell implements ActorContext, Runnable
                     $this->childTerminated($message->cell);
                 } elseif ($kind === SystemMessageKind::Failed) {
                     $this->supervise($message);
+                } elseif ($kind === SystemMessageKind::Recreate) {
+                    $this->restart($message->error ?? new \RuntimeException('Restart requested.'));
                 } else {
                     $this->handleSystemMessage($message);
                 }
@@ -522,15 +524,14 @@ final class ActorCell implements ActorContext, Runnable
     }
 
     /**
-     * The system messages other than ChildTerminated and Failed (see processSystemMessages()).
+     * The system messages other than ChildTerminated, Failed and Recreate (see
+     * processSystemMessages()).
      */
     private function handleSystemMessage(SystemMessage $message): void
     {
         $cell = $message->cell;
         $kind = $message->kind;
-        if ($kind === SystemMessageKind::Recreate) {
-            $this->restart($message->error ?? new \RuntimeException('Restart requested.'));
-        } elseif ($kind === SystemMessageKind::Stop) {
+        if ($kind === SystemMessageKind::Stop) {
             $this->stopSelf();
         } elseif ($kind === SystemMessageKind::Resume) {
             if ($this->status === self::SUSPENDED) {
@@ -671,7 +672,7 @@ final class ActorCell implements ActorContext, Runnable
 
     private function fail(\Throwable $error): void
     {
-        $message = $this->message();
+        $message = $this->currentMessage instanceof TakenFromMailbox ? $this->mailbox->lastTaken() : $this->message();
         $this->system->reportFailure($this->ref, $error, $message);
         if ($this->parent === null || $this->status >= self::STOPPING) {
             return;
@@ -692,8 +693,10 @@ final class ActorCell implements ActorContext, Runnable
                 $this->system->reportFailure($this->ref, $e, null, 'PreRestart');
             }
         }
-        $this->clearTimers();
-        $this->unstashAll();
+        if ($this->extras !== null) { // nothing to clear or unstash without them
+            $this->clearTimers();
+            $this->unstashAll();
+        }
         if (\count($this->children) !== 0) {
             $this->status = self::RESTARTING;
             $this->extras()->restartReason = $reason;
