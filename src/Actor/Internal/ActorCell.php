@@ -934,7 +934,12 @@ final class ActorCell implements ActorContext, Runnable
             return;
         }
         $delay = $strategy->backoff?->delay($restarts) ?? 0.0;
-        foreach ($strategy->scope === SupervisionScope::OneForOne ? [$child] : $this->affected($child, $strategy) as $target) {
+        if ($delay <= 0.0 && $strategy->scope === SupervisionScope::OneForOne) {
+            $child->sendSystem(new SystemMessage(SystemMessageKind::Recreate, null, $error)); // the usual case, without a list
+
+            return;
+        }
+        foreach ($this->affected($child, $strategy) as $target) {
             $recreate = new SystemMessage(SystemMessageKind::Recreate, null, $error);
             if ($delay > 0.0) {
                 $this->system->loop->delay($delay, static function () use ($target, $recreate): void {
