@@ -36,7 +36,7 @@ final class EventStream
      */
     public function unsubscribe(ActorRef $subscriber, ?string $class = null): void
     {
-        if ($this->subscriptions === []) {
+        if (\count($this->subscriptions) === 0) {
             return;
         }
         $id = spl_object_id($subscriber);
@@ -60,7 +60,7 @@ final class EventStream
      */
     public function hasSubscribers(string $class): bool
     {
-        return $this->subscriptions !== [] && ($this->resolved[$class] ?? $this->resolve($class)) !== [];
+        return \count($this->subscriptions) !== 0 && \count($this->resolved[$class] ?? $this->resolve($class)) !== 0;
     }
 
     /**
@@ -69,7 +69,7 @@ final class EventStream
      */
     public function publish(object $event): int
     {
-        if ($this->subscriptions === []) {
+        if (\count($this->subscriptions) === 0) {
             return 0;
         }
         $subscribers = $this->resolved[$event::class] ?? $this->resolve($event::class);

@@ -15,6 +15,10 @@ use Nexus\Actor\Supervision\SupervisorStrategy;
  */
 final class Props
 {
+    /** Never handed out, only cloned (see createMailbox()). */
+    private ?Mailbox $emptyMailbox = null;
+    private bool $mailboxCreated = false;
+
     /**
      * @param \Closure(): (Behavior|Actor) $factory
      */
@@ -109,10 +113,24 @@ final class Props
     }
 
     /**
+     * A new, empty mailbox. From the second actor on, a clone of an empty one kept for that
+     * (about half the cost of constructing one); Props made for one actor (spawn() of a
+     * Behavior) construct theirs.
+     *
      * @internal
      */
     public function createMailbox(): Mailbox
     {
-        return new Mailbox($this->mailboxCapacity, $this->overflow);
+        if ($this->emptyMailbox !== null) {
+            return clone $this->emptyMailbox;
+        }
+        if (!$this->mailboxCreated) {
+            $this->mailboxCreated = true;
+
+            return new Mailbox($this->mailboxCapacity, $this->overflow);
+        }
+        $this->emptyMailbox = new Mailbox($this->mailboxCapacity, $this->overflow);
+
+        return clone $this->emptyMailbox;
     }
 }

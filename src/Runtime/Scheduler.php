@@ -68,12 +68,16 @@ final class Scheduler
     /** Runnables in a row that may come from the slot of what ran last, before the queue's next. */
     public const NEXT_STREAK = 8;
 
-    /** @var list<Runnable> */
+    /**
+     * The run queue: the runnables from $head on wait their turn, the ones before it were taken.
+     * Taking one only moves $head (a write to an array property costs far more than to an int
+     * one); the list is emptied when everything was taken, and the taken part is cut off once it
+     * is at least half of it (see compact()).
+     *
+     * @var list<Runnable>
+     */
     private array $queue = [];
-    /** @var list<Runnable> the part of the queue being drained */
-    private array $batch = [];
-    private int $position = 0;
-    private int $batchSize = 0;
+    private int $head = 0;
     /** What runs next, ahead of the queue: an asked actor, a woken task (see the class comment). */
     private ?Runnable $next = null;
     /** Inside run(): resumeNext() may fill $next. */
@@ -153,7 +157,7 @@ final class Scheduler
 
     public function hasWork(): bool
     {
-        return $this->position < $this->batchSize || $this->queue !== [] || $this->next !== null;
+        return $this->head < \count($this->queue) || $this->next !== null;
     }
 
     /**
@@ -251,8 +255,10 @@ final class Scheduler
             // dispatcher), or kept by a runnable that waits: then another one goes on.
         } while ($this->handedOver() && $this->remaining > 0 && $this->hasWork());
         $this->running = false;
-        $this->current = null;
-        if ($this->helperFailures !== []) {
+        if ($this->current !== null) { // a worker fiber clears it before it suspends
+            $this->current = null;
+        }
+        if (\count($this->helperFailures) !== 0) {
             // As a runnable throwing out of a worker fiber would: to the loop's error handler.
             throw array_shift($this->helperFailures);
         }
@@ -273,7 +279,7 @@ final class Scheduler
     {
         $asked = $this->asked;
         $last = \count($this->queue) - 1;
-        if ($asked === null || !$this->running || $this->remaining <= 0 || $last < 0 || $this->queue[$last] !== $asked
+        if ($asked === null || !$this->running || $this->remaining <= 0 || $last < $this->head || $this->queue[$last] !== $asked
             || ++$this->helped > self::NEXT_STREAK) {
             return; // the task waits; suspend() may still let the actor run next
         }
@@ -387,7 +393,7 @@ final class Scheduler
             // one queued (the ask queued it); one queued earlier keeps its place.
             $this->asked = null;
             $last = \count($this->queue) - 1;
-            if ($this->next === null && $last >= 0 && $this->queue[$last] === $asked && $this->helped <= self::NEXT_STREAK) {
+            if ($this->next === null && $last >= $this->head && $this->queue[$last] === $asked && $this->helped <= self::NEXT_STREAK) {
                 array_pop($this->queue);
                 $this->next = $asked;
             }
@@ -442,6 +448,23 @@ final class Scheduler
         }
     }
 
+    /**
+     * Lets go of the runnables taken from the queue (requests, their bodies and answers): all of
+     * them when the queue was drained, else once they are at least half of it, so that a long
+     * queue is not copied every turn and each runnable is copied at most once on average.
+     */
+    private function compact(): void
+    {
+        $count = \count($this->queue);
+        if ($this->head >= $count) {
+            $this->queue = [];
+            $this->head = 0;
+        } elseif ($this->head * 2 >= $count) {
+            $this->queue = \array_slice($this->queue, $this->head);
+            $this->head = 0;
+        }
+    }
+
     private function work(): void
     {
         $self = \Fiber::getCurrent();
@@ -463,16 +486,11 @@ final class Scheduler
                     if ($this->helped !== 0) {
                         $this->helped = 0;
                     }
-                    if ($this->position >= $this->batchSize) {
-                        if ($this->queue === []) {
-                            break;
-                        }
-                        $this->batch = $this->queue;
-                        $this->queue = [];
-                        $this->position = 0;
-                        $this->batchSize = \count($this->batch);
+                    $runnable = $this->queue[$this->head] ?? null;
+                    if ($runnable === null) {
+                        break;
                     }
-                    $runnable = $this->batch[$this->position++];
+                    ++$this->head;
                 }
                 --$this->remaining;
                 $this->current = $runnable;
@@ -493,10 +511,8 @@ final class Scheduler
                     break;
                 }
             }
-            if ($this->position >= $this->batchSize && $this->batch !== []) {
-                // A drained batch lets go of its runnables (requests, their bodies and answers)
-                // instead of keeping them until the next batch replaces it.
-                $this->batch = [];
+            if ($this->head !== 0) {
+                $this->compact();
             }
             $this->current = $runnable = null; // a suspended worker holds on to nothing it ran
             \Fiber::suspend();

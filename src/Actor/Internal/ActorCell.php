@@ -75,9 +75,15 @@ final class ActorCell implements ActorContext, Runnable
     public const STOPPING = 4;
     public const TERMINATED = 5;
 
-    public readonly LocalActorRef $ref;
-    public readonly string $path;
-    public readonly Mailbox $mailbox;
+    // The fields set once are @readonly for PHPStan, not `readonly` for PHP: PHP 8.2's tracing
+    // JIT writes a readonly field through the interpreter's slow path, about 100 instructions
+    // more per field, and a cell (like a system message) is made on the lifecycle's hot path.
+    /** @readonly */
+    public LocalActorRef $ref;
+    /** @readonly */
+    public string $path;
+    /** @readonly */
+    public Mailbox $mailbox;
     public int $status = self::NEW;
     /** On the run queue, or running. @internal read by LocalActorRef::ask() */
     public bool $scheduled = false;
@@ -104,10 +110,13 @@ final class ActorCell implements ActorContext, Runnable
     public int $processed = 0;
 
     public function __construct(
-        public readonly ActorSystem $system,
-        public readonly ?ActorCell $parent,
+        /** @readonly */
+        public ActorSystem $system,
+        /** @readonly */
+        public ?ActorCell $parent,
         string $name,
-        public readonly Props $props,
+        /** @readonly */
+        public Props $props,
     ) {
         $this->path = $parent === null ? '/' : ($parent->parent === null ? '/' . $name : $parent->path . '/' . $name);
         $this->ref = new LocalActorRef($this);
@@ -219,7 +228,9 @@ final class ActorCell implements ActorContext, Runnable
         // The scheduler made this actor its current runnable: the implicit sender of its tells.
         // Set a few times a second while stats are enabled: the next turn is timed.
         $timed = $system->sampleNextTurn ? hrtime(true) : 0;
-        if ($this->systemMessages !== []) {
+        // count() and not `!== []` on the hot paths: the tracing JIT compiles count() inline but
+        // compares arrays with === through a call (about 90 instructions against 20).
+        if (\count($this->systemMessages) !== 0) {
             $this->processSystemMessages();
         }
         if ($this->status === self::NEW) {
@@ -229,7 +240,7 @@ final class ActorCell implements ActorContext, Runnable
         $budget = $throughput = $system->throughput;
         while ($budget > 0 && $this->status === self::RUNNING) {
             $messages = $mailbox->peek($budget, $senders);
-            if ($messages === []) {
+            if (\count($messages) === 0) {
                 break;
             }
             if ($this->extras?->receiveTimeout !== null) {
@@ -274,7 +285,7 @@ final class ActorCell implements ActorContext, Runnable
                         $this->fail($e);
                     }
                 }
-                if ($this->systemMessages !== []) {
+                if (\count($this->systemMessages) !== 0) {
                     $this->processSystemMessages();
                 }
                 if ($this->status !== self::RUNNING || $mailbox->generation !== $generation) {
@@ -283,7 +294,11 @@ final class ActorCell implements ActorContext, Runnable
             }
         }
         $mailbox->reclaim();
-        $this->processed += $throughput - $budget;
+        // (Written only when it changes: a turn of system messages alone, a parent told that a
+        // child stopped, handles no message.)
+        if ($budget !== $throughput) {
+            $this->processed += $throughput - $budget;
+        }
         if ($timed !== 0) {
             $system->sampleNextTurn = false;
             $system->stats->sampled($this->kind(), $throughput - $budget, (hrtime(true) - $timed) / 1e9);
@@ -292,10 +307,10 @@ final class ActorCell implements ActorContext, Runnable
         if ($this->currentSender !== null) {
             $this->currentSender = null; // set only for a message handled other than through the mailbox
         }
-        if ($this->extras !== null && $this->extras->roomWaiters !== []) {
+        if ($this->extras !== null && \count($this->extras->roomWaiters) !== 0) {
             $this->releaseRoomWaiters();
         }
-        if ($this->systemMessages !== [] || ($this->status === self::RUNNING && !$mailbox->isEmpty())) {
+        if (\count($this->systemMessages) !== 0 || ($this->status === self::RUNNING && !$mailbox->isEmpty())) {
             $this->system->scheduler->schedule($this);
         } else {
             $this->scheduled = false;
@@ -411,40 +426,51 @@ final class ActorCell implements ActorContext, Runnable
 
     private function autoReceive(AutoReceived $message, ?ActorRef $sender): void
     {
-        if ($message instanceof Traced) {
-            $this->receiveTraced($message, $sender);
-        } elseif ($message instanceof TimerFired) {
-            if ($this->extras?->timers?->accept($message) === true) {
-                $this->invoke($message->message, null);
-            }
-        } elseif ($message instanceof DeathNotice) {
-            $this->deliverTerminated($message, $sender);
-        } elseif ($message instanceof RemoteDeathNotice) {
-            $key = $message->dead->watchKey();
-            $extras = $this->extras;
-            $entry = $extras?->remoteWatching[$key] ?? null;
-            if ($extras !== null && $entry !== null) {
-                unset($extras->remoteWatching[$key]);
-                $this->invoke($entry[1] ?? new Terminated($message->dead), $sender);
-            }
-        } elseif ($message instanceof TurnCallback) {
-            $this->currentMessage = $message->message;
-            $this->currentSender = $sender;
-            try {
-                ($message->callback)($this);
-            } catch (\Throwable $e) {
-                $this->fail($e);
-            }
-        } elseif ($message instanceof PoisonPill) {
-            if ($this->extras?->holdPoisonPill === true) {
-                $this->extras->stash[] = [$message, $sender];
-            } else {
-                $this->stopSelf();
-            }
-        } elseif ($message instanceof Kill) {
-            $this->currentMessage = $message;
-            $this->currentSender = $sender;
-            $this->fail(new ActorKilledException("{$this->path} was killed by a Kill message."));
+        // By class name, not a chain of instanceof: every kind is a final class, and an instanceof
+        // of a class not loaded yet (no timer, trace or remote watch in this process) looks the
+        // class up by name on every call.
+        switch ($message::class) {
+            case PoisonPill::class:
+                if ($this->extras?->holdPoisonPill === true) {
+                    $this->extras->stash[] = [$message, $sender];
+                } else {
+                    $this->stopSelf();
+                }
+                break;
+            case TimerFired::class:
+                if ($this->extras?->timers?->accept($message) === true) {
+                    $this->invoke($message->message, null);
+                }
+                break;
+            case Traced::class:
+                $this->receiveTraced($message, $sender);
+                break;
+            case DeathNotice::class:
+                $this->deliverTerminated($message, $sender);
+                break;
+            case TurnCallback::class:
+                $this->currentMessage = $message->message;
+                $this->currentSender = $sender;
+                try {
+                    ($message->callback)($this);
+                } catch (\Throwable $e) {
+                    $this->fail($e);
+                }
+                break;
+            case RemoteDeathNotice::class:
+                $key = $message->dead->watchKey();
+                $extras = $this->extras;
+                $entry = $extras?->remoteWatching[$key] ?? null;
+                if ($extras !== null && $entry !== null) {
+                    unset($extras->remoteWatching[$key]);
+                    $this->invoke($entry[1] ?? new Terminated($message->dead), $sender);
+                }
+                break;
+            case Kill::class:
+                $this->currentMessage = $message;
+                $this->currentSender = $sender;
+                $this->fail(new ActorKilledException("{$this->path} was killed by a Kill message."));
+                break;
         }
     }
 
@@ -474,30 +500,38 @@ final class ActorCell implements ActorContext, Runnable
 
     private function processSystemMessages(): void
     {
-        while ($this->systemMessages !== []) {
+        while (\count($this->systemMessages) !== 0) {
             $messages = $this->systemMessages;
             $this->systemMessages = [];
             foreach ($messages as $message) {
-                $this->handleSystemMessage($message);
+                // Handled here rather than in a method per message: a call with a class-typed
+                // argument costs a type check on top of the call.
+                // if/elseif with ===, not a switch: a switch compares enum cases with ==, which for
+                // two different cases goes through PHP's generic object comparison.
+                $kind = $message->kind;
+                if ($kind === SystemMessageKind::ChildTerminated) {
+                    \assert($message->cell !== null);
+                    $this->childTerminated($message->cell);
+                } elseif ($kind === SystemMessageKind::Failed) {
+                    $this->supervise($message);
+                } elseif ($kind === SystemMessageKind::Recreate) {
+                    $this->restart($message->error ?? new \RuntimeException('Restart requested.'));
+                } else {
+                    $this->handleSystemMessage($message);
+                }
             }
         }
     }
 
+    /**
+     * The system messages other than ChildTerminated, Failed and Recreate (see
+     * processSystemMessages()).
+     */
     private function handleSystemMessage(SystemMessage $message): void
     {
-        // if/elseif with ===, not a switch: a switch compares enum cases with ==, which for two
-        // different cases goes through PHP's generic object comparison.
         $cell = $message->cell;
         $kind = $message->kind;
-        if ($kind === SystemMessageKind::ChildTerminated) {
-            \assert($cell !== null);
-            $this->childTerminated($cell);
-        } elseif ($kind === SystemMessageKind::Failed) {
-            \assert($cell !== null && $message->error !== null);
-            $this->supervise($cell, $message->error);
-        } elseif ($kind === SystemMessageKind::Recreate) {
-            $this->restart($message->error ?? new \RuntimeException('Restart requested.'));
-        } elseif ($kind === SystemMessageKind::Stop) {
+        if ($kind === SystemMessageKind::Stop) {
             $this->stopSelf();
         } elseif ($kind === SystemMessageKind::Resume) {
             if ($this->status === self::SUSPENDED) {
@@ -591,8 +625,14 @@ final class ActorCell implements ActorContext, Runnable
         $kind = $behavior->kind;
         if ($kind === BehaviorKind::Receive || $kind === BehaviorKind::Stateful) {
             $this->handler = $behavior->handler;
-            $this->state = $kind === BehaviorKind::Stateful ? $behavior->state : Stateless::Instance;
-            $this->onSignal = $behavior->onSignal;
+            if ($kind === BehaviorKind::Stateful) {
+                $this->state = $behavior->state;
+            } elseif (!$this->state instanceof Stateless) {
+                $this->state = Stateless::Instance;
+            }
+            if ($this->onSignal !== $behavior->onSignal) {
+                $this->onSignal = $behavior->onSignal;
+            }
         } elseif ($kind === BehaviorKind::Stopped) {
             $this->stopSelf();
         } else {
@@ -632,7 +672,7 @@ final class ActorCell implements ActorContext, Runnable
 
     private function fail(\Throwable $error): void
     {
-        $message = $this->message();
+        $message = $this->currentMessage instanceof TakenFromMailbox ? $this->mailbox->lastTaken() : $this->message();
         $this->system->reportFailure($this->ref, $error, $message);
         if ($this->parent === null || $this->status >= self::STOPPING) {
             return;
@@ -653,28 +693,36 @@ final class ActorCell implements ActorContext, Runnable
                 $this->system->reportFailure($this->ref, $e, null, 'PreRestart');
             }
         }
-        $this->clearTimers();
-        $this->unstashAll();
-        $this->status = self::RESTARTING;
-        $this->extras()->restartReason = $reason;
-        if ($this->children !== []) {
+        if ($this->extras !== null) { // nothing to clear or unstash without them
+            $this->clearTimers();
+            $this->unstashAll();
+        }
+        if (\count($this->children) !== 0) {
+            $this->status = self::RESTARTING;
+            $this->extras()->restartReason = $reason;
             foreach ($this->children as $child) {
                 $child->sendSystem(new SystemMessage(SystemMessageKind::Stop));
             }
 
             return; // finishRestart() once the last child has terminated
         }
-        $this->finishRestart();
+        $this->finishRestart($reason);
     }
 
-    private function finishRestart(): void
+    private function finishRestart(\Throwable $reason): void
     {
-        $extras = $this->extras();
-        $reason = $extras->restartReason ?? new \RuntimeException('Restart requested.');
-        $extras->restartReason = null;
-        $extras->behaviorStack = [];
-        $this->handler = $this->onSignal = null;
-        $this->state = Stateless::Instance;
+        // (Fields written only when they change: a typed field's write is a slow call.)
+        $extras = $this->extras;
+        if ($extras !== null && \count($extras->behaviorStack) !== 0) {
+            $extras->behaviorStack = [];
+        }
+        $this->handler = null;
+        if ($this->onSignal !== null) {
+            $this->onSignal = null;
+        }
+        if (!$this->state instanceof Stateless) {
+            $this->state = Stateless::Instance;
+        }
         $this->status = self::RUNNING;
         if (!$this->incarnate()) {
             return;
@@ -702,7 +750,7 @@ final class ActorCell implements ActorContext, Runnable
         $started = $this->status !== self::NEW;
         $this->status = self::STOPPING;
         $this->clearTimers();
-        if ($this->children !== []) {
+        if (\count($this->children) !== 0) {
             foreach ($this->children as $child) {
                 $child->sendSystem(new SystemMessage(SystemMessageKind::Stop));
             }
@@ -725,14 +773,23 @@ final class ActorCell implements ActorContext, Runnable
             $this->system->stats->retire($this->kind(), $this->processed); // while its handler tells its kind
         }
         $this->status = self::TERMINATED;
-        $this->handler = $this->onSignal = null;
-        $this->state = Stateless::Instance;
+        // (Fields written only when they change: a typed field's write is a slow call.)
+        $this->handler = null;
+        if ($this->onSignal !== null) {
+            $this->onSignal = null;
+        }
+        if (!$this->state instanceof Stateless) {
+            $this->state = Stateless::Instance;
+        }
         // Before its queue becomes dead letters: an actor subscribed to DeadLetter would
         // otherwise be sent the event of each, which is a dead letter again, without end.
         $this->system->eventStream->unsubscribe($this->ref);
-        $this->pin();
-        foreach ($this->mailbox->drain() as [$message, $sender]) {
-            $this->deadLetterQueued($message, $sender);
+        if (!$this->mailbox->isEmpty()) {
+            // (Nothing queued, nothing to drain: the taken messages go when the turn ends.)
+            $this->pin();
+            foreach ($this->mailbox->drain() as [$message, $sender]) {
+                $this->deadLetterQueued($message, $sender);
+            }
         }
         $extras = $this->extras;
         if ($extras !== null) {
@@ -789,37 +846,48 @@ final class ActorCell implements ActorContext, Runnable
 
     private function childTerminated(ActorCell $child): void
     {
-        if (($this->children[$child->name()] ?? null) === $child) {
-            unset($this->children[$child->name()]);
+        $name = $child->name();
+        if (($this->children[$name] ?? null) === $child) {
+            unset($this->children[$name]);
         }
         if ($this->parent === null) {
             $this->system->guardianTerminated($child);
         }
-        if ($this->children === []) {
+        if (\count($this->children) === 0) {
             if ($this->status === self::STOPPING) {
                 $this->finishStop(true);
             } elseif ($this->status === self::RESTARTING) {
-                $this->finishRestart();
+                $extras = $this->extras();
+                $reason = $extras->restartReason ?? new \RuntimeException('Restart requested.');
+                $extras->restartReason = null;
+                $this->finishRestart($reason);
             }
         }
     }
 
     // ---- supervision ----------------------------------------------------------------------------
 
-    private function supervise(ActorCell $child, \Throwable $error): void
+    /**
+     * Decides what becomes of a child that failed ($failed: its Failed message, which carries the
+     * child and the error; passed as it is, one argument to check rather than two).
+     */
+    private function supervise(SystemMessage $failed): void
     {
+        $child = $failed->cell;
+        $error = $failed->error;
+        \assert($child !== null && $error !== null);
         if (($this->children[$child->name()] ?? null) !== $child || $child->status >= self::STOPPING) {
             return;
         }
         $strategy = $this->props->supervisor ?? $this->system->defaultStrategy;
         try {
-            $directive = $strategy->decide($error);
+            $directive = ($strategy->decider)($error); // SupervisorStrategy::decide(), without the call
         } catch (\Throwable $e) {
             $this->system->reportFailure($this->ref, $e, null, 'the supervisor decider');
             $directive = Directive::Escalate;
         }
         if ($directive === Directive::Restart) {
-            $this->restartChild($child, $error, $strategy);
+            $this->restartChild($failed, $strategy);
         } elseif ($directive === Directive::Resume) {
             $child->sendSystem(new SystemMessage(SystemMessageKind::Resume, null, $error));
         } elseif ($directive === Directive::Stop) {
@@ -831,26 +899,33 @@ final class ActorCell implements ActorContext, Runnable
         }
     }
 
-    private function restartChild(ActorCell $child, \Throwable $error, SupervisorStrategy $strategy): void
+    private function restartChild(SystemMessage $failed, SupervisorStrategy $strategy): void
     {
+        $child = $failed->cell;
+        $error = $failed->error;
+        \assert($child !== null && $error !== null);
         $now = $this->system->loop->now();
-        $recent = [];
-        foreach ($child->extras()->restarts as $at) {
-            if ($at > $now - $strategy->within) {
-                $recent[] = $at;
+        $extras = $child->extras();
+        if (\count($extras->restarts) !== 0 && min($extras->restarts) <= $now - $strategy->within) {
+            // Some fell out of the window (only then is the list rebuilt).
+            $recent = [];
+            foreach ($extras->restarts as $at) {
+                if ($at > $now - $strategy->within) {
+                    $recent[] = $at;
+                }
             }
+            $extras->restarts = $recent;
         }
-        $recent[] = $now;
-        $child->extras()->restarts = $recent;
-        $targets = $this->affected($child, $strategy);
-        if (\count($recent) > $strategy->maxRestarts) {
-            foreach ($targets as $target) {
+        $extras->restarts[] = $now;
+        $restarts = \count($extras->restarts);
+        if ($restarts > $strategy->maxRestarts) {
+            foreach ($this->affected($child, $strategy) as $target) {
                 $target->sendSystem(new SystemMessage(SystemMessageKind::Stop));
             }
             $this->fail(new RestartLimitExceededException(sprintf(
                 '%s failed %d times within %.1f s, more than the %d restarts its supervisor allows; it was stopped. Last failure: %s',
                 $child->path,
-                \count($recent),
+                $restarts,
                 $strategy->within,
                 $strategy->maxRestarts,
                 $error->getMessage(),
@@ -858,8 +933,13 @@ final class ActorCell implements ActorContext, Runnable
 
             return;
         }
-        $delay = $strategy->backoff?->delay(\count($recent)) ?? 0.0;
-        foreach ($targets as $target) {
+        $delay = $strategy->backoff?->delay($restarts) ?? 0.0;
+        if ($delay <= 0.0 && $strategy->scope === SupervisionScope::OneForOne) {
+            $child->sendSystem(new SystemMessage(SystemMessageKind::Recreate, null, $error)); // the usual case, without a list
+
+            return;
+        }
+        foreach ($this->affected($child, $strategy) as $target) {
             $recreate = new SystemMessage(SystemMessageKind::Recreate, null, $error);
             if ($delay > 0.0) {
                 $this->system->loop->delay($delay, static function () use ($target, $recreate): void {
@@ -958,7 +1038,7 @@ final class ActorCell implements ActorContext, Runnable
     {
         $extras = $this->extras();
         $free = $this->mailbox->capacity - $this->mailbox->count();
-        while ($free-- > 0 && $extras->roomWaiters !== []) {
+        while ($free-- > 0 && \count($extras->roomWaiters) !== 0) {
             array_shift($extras->roomWaiters)->tryResolve(null);
         }
     }
@@ -992,8 +1072,10 @@ final class ActorCell implements ActorContext, Runnable
 
     private function clearTimers(): void
     {
-        $this->extras?->timers?->cancelAll();
-        $this->cancelReceiveTimeout();
+        if ($this->extras !== null) {
+            $this->extras->timers?->cancelAll();
+            $this->cancelReceiveTimeout();
+        }
     }
 
     /**
@@ -1254,7 +1336,7 @@ final class ActorCell implements ActorContext, Runnable
 
     public function isSteady(): bool
     {
-        return $this->status === self::RUNNING && $this->systemMessages === [] && $this->system->scheduler->current !== $this;
+        return $this->status === self::RUNNING && \count($this->systemMessages) === 0 && $this->system->scheduler->current !== $this;
     }
 
     public function stash(): void
@@ -1276,7 +1358,7 @@ final class ActorCell implements ActorContext, Runnable
     public function unstashAll(): void
     {
         $extras = $this->extras;
-        if ($extras !== null && $extras->stash !== []) {
+        if ($extras !== null && \count($extras->stash) !== 0) {
             $this->pin();
             $this->mailbox->prepend($extras->stash);
             $extras->stash = [];

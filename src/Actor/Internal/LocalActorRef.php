@@ -21,7 +21,10 @@ use Nexus\Runtime\Future;
  */
 final class LocalActorRef implements Endpoint
 {
-    public function __construct(public readonly ActorCell $cell) {}
+    public function __construct(
+        /** @readonly (not `readonly`: see ActorCell) */
+        public ActorCell $cell,
+    ) {}
 
     public function path(): string
     {

@@ -6,15 +6,18 @@ namespace Nexus\Actor\Internal;
 
 /**
  * Lifecycle and supervision traffic between actors; always handled before user messages.
+ * Its fields are @readonly, not `readonly`: see ActorCell.
  *
  * @internal
  */
 final class SystemMessage
 {
     public function __construct(
-        public readonly SystemMessageKind $kind,
-        public readonly ?ActorCell $cell = null,
-        public readonly ?\Throwable $error = null,
-        public readonly mixed $message = null,
+        /** @readonly */
+        public SystemMessageKind $kind,
+        /** @readonly */
+        public ?ActorCell $cell = null,
+        /** @readonly */
+        public ?\Throwable $error = null,
     ) {}
 }

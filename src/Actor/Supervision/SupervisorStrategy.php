@@ -90,14 +90,18 @@ final class SupervisorStrategy
     private static function defaultDeciderClosure(): \Closure
     {
         return self::$defaultDecider ??= static function (\Throwable $failure): Directive {
-            return self::defaultDecider($failure);
+            // By class name: both are final, and an instanceof of a class not loaded yet (no
+            // actor ever failed to start, none was killed) looks the class up on every failure.
+            $class = $failure::class;
+
+            return $class === ActorInitializationException::class || $class === ActorKilledException::class
+                ? Directive::Stop
+                : Directive::Restart;
         };
     }
 
     public static function defaultDecider(\Throwable $failure): Directive
     {
-        return $failure instanceof ActorInitializationException || $failure instanceof ActorKilledException
-            ? Directive::Stop
-            : Directive::Restart;
+        return (self::defaultDeciderClosure())($failure);
     }
 }

@@ -92,6 +92,26 @@ final class MailboxTest extends TestCase
         self::assertSame([['got', 1], ['got', 2]], $probe->receiveMessages(2));
     }
 
+    public function testActorsOfOnePropsEachGetAnEmptyMailboxOfItsCapacity(): void
+    {
+        $props = Props::fromBehavior(Behavior::ignore())->withMailbox(2, OverflowPolicy::DropNewest);
+        $mailboxes = [];
+        for ($i = 0; $i < 4; ++$i) { // the first constructs its mailbox, the others clone an empty one
+            $mailbox = $props->createMailbox();
+            self::assertTrue($mailbox->isEmpty(), "mailbox {$i} starts empty");
+            self::assertSame(2, $mailbox->capacity);
+            self::assertSame(OverflowPolicy::DropNewest, $mailbox->overflow);
+            self::assertSame(EnqueueResult::Accepted, $mailbox->enqueue("a{$i}"));
+            self::assertSame(EnqueueResult::Accepted, $mailbox->enqueue("b{$i}"));
+            self::assertSame(EnqueueResult::DroppedNewest, $mailbox->enqueue("c{$i}"));
+            $mailboxes[] = $mailbox;
+        }
+        foreach ($mailboxes as $i => $mailbox) {
+            self::assertSame([["a{$i}", null], ["b{$i}", null]], $mailbox->drain(), "mailbox {$i} holds only its own messages");
+        }
+        self::assertCount(4, array_unique(array_map(spl_object_id(...), $mailboxes)));
+    }
+
     public function testDropOldestSendsTheDisplacedMessageToDeadLetters(): void
     {
         $kit = new TestKit();

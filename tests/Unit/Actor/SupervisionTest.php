@@ -10,6 +10,8 @@ use Nexus\Actor\Behavior;
 use Nexus\Actor\Event\ActorFailed;
 use Nexus\Actor\Event\ActorRestarted;
 use Nexus\Actor\Exception\ActorInitializationException;
+use Nexus\Actor\Exception\ActorKilledException;
+use Nexus\Actor\Exception\ActorStoppingException;
 use Nexus\Actor\Exception\RestartLimitExceededException;
 use Nexus\Actor\Props;
 use Nexus\Actor\Signal\PostStop;
@@ -154,6 +156,44 @@ final class SupervisionTest extends TestCase
         $counter->tell('get', $probe->ref);
 
         $probe->expectMessage(0);
+    }
+
+    public function testTheDefaultDeciderStopsWhatCannotStartOrWasKilledAndRestartsTheRest(): void
+    {
+        $strategy = SupervisorStrategy::default();
+        foreach ([
+            [new ActorInitializationException('no start'), Directive::Stop],
+            [new ActorKilledException('killed'), Directive::Stop],
+            [new ActorStoppingException('another actor exception'), Directive::Restart],
+            [new \RuntimeException('a failure'), Directive::Restart],
+            [new \Error('an error'), Directive::Restart],
+        ] as [$failure, $directive]) {
+            self::assertSame($directive, $strategy->decide($failure), $failure::class);
+            self::assertSame($directive, SupervisorStrategy::defaultDecider($failure), $failure::class);
+        }
+    }
+
+    public function testOnlyTheRestartsThatLeftTheWindowStopCounting(): void
+    {
+        $kit = new TestKit();
+        $probe = $kit->probe();
+        $kit->system->eventStream->subscribe($probe->ref, ActorFailed::class);
+        $counter = $this->childOf($kit, $probe, $this->counter(), SupervisorStrategy::oneForOne(null, 2, 5.0));
+        $probe->watch($counter);
+        $counter->tell('fail'); // t = 0
+        $kit->advance(3.0);
+        $counter->tell('fail'); // t = 3
+        $kit->advance(3.0);
+        $counter->tell('fail'); // t = 6: the one of t = 0 left the window, two count
+        $kit->runUntilIdle();
+        self::assertNotNull($kit->system->lookup($counter->path()), 'the restarts of t = 3 and t = 6 are within the limit');
+        $kit->advance(1.0);
+        $counter->tell('fail'); // t = 7: three within 5 s
+
+        $escalated = $probe->fishForMessage(static fn(mixed $m): bool => $m instanceof ActorFailed && $m->error instanceof RestartLimitExceededException);
+        \assert($escalated instanceof ActorFailed);
+        self::assertStringContainsString('failed 3 times within 5.0 s', $escalated->error->getMessage());
+        $probe->fishForMessage(static fn(mixed $m): bool => $m instanceof \Nexus\Actor\Message\Terminated && $m->ref === $counter);
     }
 
     public function testBackoffDelaysEachRestartExponentially(): void

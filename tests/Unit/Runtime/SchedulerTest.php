@@ -64,6 +64,43 @@ final class SchedulerTest extends TestCase
         }
     }
 
+    public function testALongQueueLetsGoOfWhatRanOnceItIsHalfOfItAndKeepsItsOrder(): void
+    {
+        $loop = new Loop($this->clock, schedulerBudget: 10);
+        $scheduler = $loop->scheduler();
+        /** @var list<int> $ran */
+        $ran = [];
+        /** @var list<\WeakReference<ClosureRunnable>> $released */
+        $released = [];
+        for ($i = 0; $i < 40; ++$i) {
+            $runnable = new ClosureRunnable(static function () use (&$ran, $i, $scheduler): void {
+                $ran[] = $i;
+                if ($i >= 20 && $i % 10 === 0) {
+                    // Scheduled while the queue is drained: it waits behind everything queued before.
+                    $scheduler->schedule(new ClosureRunnable(static function () use (&$ran, $i): void {
+                        $ran[] = 1000 + $i;
+                    }));
+                }
+            });
+            $scheduler->schedule($runnable);
+            $released[] = \WeakReference::create($runnable);
+        }
+        unset($runnable);
+
+        $loop->tick();
+        self::assertSame(range(0, 9), $ran);
+        $loop->tick();
+        self::assertSame(range(0, 19), $ran);
+        foreach (\array_slice($released, 0, 20) as $i => $reference) {
+            self::assertNull($reference->get(), "runnable {$i} ran, and the ones taken are half of the queue: let go");
+        }
+        self::assertNotNull($released[20]->get(), 'a runnable still queued is kept');
+
+        $loop->runUntilIdle();
+        self::assertSame([...range(0, 39), 1020, 1030], $ran);
+        self::assertFalse($scheduler->hasWork());
+    }
+
     public function testTheWorkerFiberIsReusedAcrossTurnsAndRuns(): void
     {
         $loop = new Loop($this->clock, schedulerBudget: 10);
