@@ -549,6 +549,28 @@ final class Mesh implements LinkHost
 
             return;
         }
+        if ($sender === null) {
+            $this->sendFrom($worker, $path, $message, -1, '', null);
+        } elseif ($sender instanceof Endpoint) {
+            $this->sendFrom($worker, $path, $message, $this->id, $sender->path(), null);
+        } elseif ($sender instanceof RemoteActorRef) {
+            $this->sendFrom($worker, $path, $message, $sender->worker < -1 ? $this->id : $sender->worker, $sender->path(), null);
+        } else {
+            // A local sender that is no actor gets a reply address, once the message may leave.
+            $this->sendFrom($worker, $path, $message, $this->id, '', $sender);
+        }
+    }
+
+    /**
+     * send() to another worker with the sender as it travels ($senderWorker, $senderPath), or a
+     * reply address made for $forward (a local sender that is no actor) once the message passed
+     * the checks: an ask sends from its own reply address without a RemoteActorRef made for it.
+     *
+     * @throws \Nexus\Worker\Exception\UnregisteredMessageClassException
+     * @throws MessageTooLargeException
+     */
+    private function sendFrom(int $worker, string $path, mixed $message, int $senderWorker, string $senderPath, ?ActorRef $forward): void
+    {
         $objects = 0;
         if (\is_int($message)) {
             $size = 9; // the common small messages, without a call
@@ -561,7 +583,10 @@ final class Mesh implements LinkHost
             $objects = $classes->found;
         }
         if ($this->departed !== [] && isset($this->departed[Slots::node($worker)]) && $worker >= 0) {
-            $this->undeliverable(BatchLayout::single($path, $message, ...$this->senderAddress($sender)), $worker, DeadLetterReason::NodeLost);
+            if ($forward !== null) {
+                $senderPath = $this->replies->forSender($forward);
+            }
+            $this->undeliverable(BatchLayout::single($path, $message, $senderWorker, $senderPath), $worker, DeadLetterReason::NodeLost);
 
             return;
         }
@@ -574,20 +599,15 @@ final class Mesh implements LinkHost
             ));
         }
         $peer = $this->peers[$worker] ?? $this->link($worker);
+        if ($forward !== null) {
+            $senderPath = $this->replies->forSender($forward);
+        }
         if ($peer->full && !$this->waitForLink($peer)) {
-            $this->undeliverable(BatchLayout::single($path, $message, ...$this->senderAddress($sender)), $worker, DeadLetterReason::LinkCongested);
+            $this->undeliverable(BatchLayout::single($path, $message, $senderWorker, $senderPath), $worker, DeadLetterReason::LinkCongested);
 
             return;
         }
-        if ($sender === null) {
-            $peer->enqueue($path, $message, -1, '', $size, $objects);
-        } elseif ($sender instanceof Endpoint) {
-            $peer->enqueue($path, $message, $this->id, $sender->path(), $size, $objects);
-        } elseif ($sender instanceof RemoteActorRef) {
-            $peer->enqueue($path, $message, $sender->worker < -1 ? $this->id : $sender->worker, $sender->path(), $size, $objects);
-        } else {
-            $peer->enqueue($path, $message, $this->id, $this->replies->forSender($sender), $size, $objects);
-        }
+        $peer->enqueue($path, $message, $senderWorker, $senderPath, $size, $objects);
     }
 
     /**
@@ -636,9 +656,9 @@ final class Mesh implements LinkHost
      */
     public function askPlaced(string $path, mixed $message, float $timeout): Future
     {
-        /** @var Deferred<mixed> $deferred */
-        $deferred = new Deferred($this->system->loop);
-        $address = $this->replies->forAsk($deferred, $timeout, $path, null, $message);
+        /** @var Future<mixed> $future */
+        $future = new Future($this->system->loop);
+        $address = $this->replies->forAsk($future, $timeout, $path, null, $message);
         try {
             $this->sendPlaced($path, $message, $this->remoteRef($this->id, $address));
         } catch (\Throwable $e) {
@@ -647,7 +667,7 @@ final class Mesh implements LinkHost
             throw $e;
         }
 
-        return $deferred->future();
+        return $future;
     }
 
     /**
@@ -691,18 +711,22 @@ final class Mesh implements LinkHost
      */
     public function ask(int $worker, string $path, mixed $message, float $timeout): Future
     {
-        /** @var Deferred<mixed> $deferred */
-        $deferred = new Deferred($this->system->loop);
-        $address = $this->replies->forAsk($deferred, $timeout, $path, $worker, $message);
+        /** @var Future<mixed> $future */
+        $future = new Future($this->system->loop);
+        $address = $this->replies->forAsk($future, $timeout, $path, $worker, $message);
         try {
-            $this->send($worker, $path, $message, $this->remoteRef($this->id, $address));
+            if ($worker === $this->id) {
+                $this->deliver($path, $message, $this->remoteRef($this->id, $address));
+            } else {
+                $this->sendFrom($worker, $path, $message, $this->id, $address, null);
+            }
         } catch (\Throwable $e) {
             $this->replies->free($this->replies->idOf($address));
 
             throw $e;
         }
 
-        return $deferred->future();
+        return $future;
     }
 
     /**
