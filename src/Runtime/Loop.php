@@ -387,7 +387,9 @@ final class Loop
      */
     public function markActive(): void
     {
-        $this->activeAt = $this->now;
+        if ($this->activeAt !== $this->now) {
+            $this->activeAt = $this->now; // once a turn: a typed property write costs ~100 instructions
+        }
     }
 
     /**
@@ -627,12 +629,12 @@ final class Loop
 
             return;
         }
+        if ($this->unexplainedPollFailures !== 0) {
+            $this->unexplainedPollFailures = 0; // read first: a typed property write costs ~100 instructions
+        }
         if ($ready === 0) {
-            $this->unexplainedPollFailures = 0;
-
             return;
         }
-        $this->unexplainedPollFailures = 0;
         $chunk = self::IO_CHUNK;
         foreach ($read as $id) {
             $watcher = $this->readWatchers[$id] ?? null;

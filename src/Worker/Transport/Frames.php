@@ -176,7 +176,9 @@ final class Frames
         $this->sequence = substr($buffer, $offset + self::HEADER, 8);
         $this->format = \ord($buffer[$offset + self::HEADER + 8]);
         $batch = substr($buffer, $offset + self::HEADER + self::BATCH_HEAD, $size - self::BATCH_HEAD);
-        $this->needed = 0;
+        if ($this->needed !== 0) {
+            $this->needed = 0;
+        }
         $offset += self::HEADER + $size;
         if ($offset === \strlen($buffer)) {
             $this->buffer = '';
