@@ -305,7 +305,7 @@ final class Mesh implements LinkHost
             $link = $this->peers[$peer] ?? null;
             $rows[] = [
                 'peer' => $worker,
-                'framesSent' => $link === null ? 0 : $link->framesSent,
+                'framesSent' => $link === null ? 0 : $link->framesSent(),
                 'bytesSent' => $link === null ? 0 : $link->bytesSent,
                 'unacknowledged' => $link === null ? 0 : $link->unacknowledged(),
                 'framesReceived' => $this->framesReceived[$peer] ?? 0,
