@@ -18,17 +18,20 @@ use Nexus\Runtime\Future;
  */
 final class PendingReply
 {
+    /** The local sender a reply is passed on to (set after construction: an ask writes no null). */
+    public ?ActorRef $forwardTo = null;
+    /** The address's own loop timer, when it has one. */
+    public ?int $timer = null;
+
     /**
-     * @param Future<mixed>|null $future settled through Future::settle(), as a Deferred would
-     * @param string               $path     for an ask: the recipient's path, what its timeout names
-     * @param int|null             $worker   ... the recipient's slot, when known
-     * @param float                $timeout  ... the ask's timeout
-     * @param mixed                $message  ... and the message asked
+     * @param Future<mixed>|null $future  settled through Future::settle(), as a Deferred would
+     * @param string             $path    for an ask: the recipient's path, what its timeout names
+     * @param int|null           $worker  ... the recipient's slot, when known
+     * @param float              $timeout ... the ask's timeout
+     * @param mixed              $message ... and the message asked
      */
     public function __construct(
         public ?Future $future,
-        public ?ActorRef $forwardTo,
-        public ?int $timer,
         public string $path = '',
         public ?int $worker = null,
         public float $timeout = 0.0,

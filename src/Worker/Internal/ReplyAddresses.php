@@ -81,7 +81,7 @@ final class ReplyAddresses
     public function forAsk(Future $future, float $timeout, string $path, ?int $worker, mixed $message): string
     {
         $id = ++$this->next;
-        $pending = $this->pending[$id] = new PendingReply($future, null, null, $path, $worker, $timeout, $message);
+        $pending = $this->pending[$id] = new PendingReply($future, $path, $worker, $timeout, $message);
         if (!($timeout >= 0.0 && $timeout < self::LISTED_TIMEOUT)) {
             // Infinite, huge, negative or NaN: a timer of its own, which keeps the list in order.
             $timer = $pending->timer = $this->loop->delay($timeout, $this->expire);
@@ -176,7 +176,8 @@ final class ReplyAddresses
     public function forSender(ActorRef $sender): string
     {
         $id = ++$this->next;
-        $pending = new PendingReply(null, $sender, null);
+        $pending = new PendingReply(null);
+        $pending->forwardTo = $sender;
         $this->pending[$id] = $pending;
         if ($sender instanceof ReplyAddress) {
             $sender->whenSettled(function () use ($id): void {

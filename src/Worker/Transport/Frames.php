@@ -174,7 +174,10 @@ final class Frames
             throw new FrameException($type === FrameType::Batch->value ? 'a Batch frame too short for its sequence number and format' : "a frame of type {$name} where batches were expected");
         }
         $this->sequence = substr($buffer, $offset + self::HEADER, 8);
-        $this->format = \ord($buffer[$offset + self::HEADER + 8]);
+        $format = \ord($buffer[$offset + self::HEADER + 8]);
+        if ($format !== $this->format) {
+            $this->format = $format; // written only when it changes: a typed property write costs ~100 instructions
+        }
         $batch = substr($buffer, $offset + self::HEADER + self::BATCH_HEAD, $size - self::BATCH_HEAD);
         if ($this->needed !== 0) {
             $this->needed = 0;
@@ -182,7 +185,9 @@ final class Frames
         $offset += self::HEADER + $size;
         if ($offset === \strlen($buffer)) {
             $this->buffer = '';
-            $this->offset = 0;
+            if ($this->offset !== 0) {
+                $this->offset = 0;
+            }
         } else {
             $this->offset = $offset;
         }
