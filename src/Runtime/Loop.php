@@ -558,6 +558,17 @@ final class Loop
         // next turn, so it cannot starve timers and I/O.
         $callbacks = $this->deferred;
         $this->deferred = [];
+        if (\count($callbacks) === 1) {
+            // The common case (a link's flush): no loop, which the tracing JIT gives up when it
+            // runs once. An error thrown on by reportError() leaves nothing else to requeue.
+            try {
+                $callbacks[0]();
+            } catch (\Throwable $e) {
+                $this->reportError($e);
+            }
+
+            return;
+        }
         foreach ($callbacks as $i => $callback) {
             try {
                 $callback();
@@ -633,6 +644,22 @@ final class Loop
             $this->unexplainedPollFailures = 0; // read first: a typed property write costs ~100 instructions
         }
         if ($ready === 0) {
+            return;
+        }
+        if ($ready === 1 && $write === []) {
+            // One stream ready, the common case of a worker waiting for a reply: served without a
+            // loop, since PHP 8.2's tracing JIT gives up a loop that runs once ("exit from loop")
+            // and leaves it to the interpreter.
+            $id = $read[0];
+            $watcher = $this->readWatchers[$id] ?? null;
+            if ($watcher !== null) {
+                try {
+                    $watcher->streamReady($id);
+                } catch (\Throwable $e) {
+                    $this->reportError($e);
+                }
+            }
+
             return;
         }
         $chunk = self::IO_CHUNK;

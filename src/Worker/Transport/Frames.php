@@ -143,6 +143,8 @@ final class Frames
      * peer sends), or null when none is complete yet; its sequence number and wire format are in
      * $sequence and $format. The same bounds as next(), read without building a frame.
      *
+     * @phpstan-impure it takes the frame from the buffer
+     *
      * @throws FrameException on another type of frame, a batch frame too short for its head, or an
      *                        oversized frame
      */

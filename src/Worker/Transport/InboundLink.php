@@ -168,21 +168,44 @@ final class InboundLink implements ConnectionHandler
             }
             $this->handshake($frame[0], $frame[1]);
         }
-        $host = $this->host;
-        $codec = $host->codec();
-        while ($this->pending === null && ($encoded = $frames->nextBatch()) !== null) {
-            $host->received($this->peer, \strlen($encoded) + 13);
-            $batch = $codec->decode($frames->format, $encoded);
-            $reached = $host->deliverBatch($batch, 1, $this->selfAlias);
-            if ($reached < \count($batch)) {
-                $this->wait($batch, $reached, $frames->sequence);
-
-                return;
+        // The first frame outside the loop: a read mostly brings one, and PHP 8.2's tracing JIT
+        // gives up a loop that runs once ("exit from loop"), leaving it to the interpreter.
+        $peer = $this->peer;
+        if ($this->pending === null && ($encoded = $frames->nextBatch()) !== null) {
+            if (!$this->deliver($peer, $encoded)) {
+                return; // waiting (see wait())
             }
-            $this->lastSequence = $frames->sequence;
-            ++$this->unacknowledged;
+            while (($encoded = $frames->nextBatch()) !== null) { // none waits: deliver() said so
+                if (!$this->deliver($peer, $encoded)) {
+                    return;
+                }
+            }
         }
         $this->scheduleAck();
+    }
+
+    /**
+     * Delivers the batch nextBatch() returned last; false when a message of it must wait (then
+     * wait() has taken over).
+     *
+     * @throws FrameException
+     */
+    private function deliver(int $peer, string $encoded): bool
+    {
+        $frames = $this->frames;
+        $host = $this->host;
+        $host->received($peer, \strlen($encoded) + 13);
+        $batch = $host->codec()->decode($frames->format, $encoded);
+        $reached = $host->deliverBatch($batch, 1, $this->selfAlias);
+        if ($reached < \count($batch)) {
+            $this->wait($batch, $reached, $frames->sequence);
+
+            return false;
+        }
+        $this->lastSequence = $frames->sequence;
+        ++$this->unacknowledged;
+
+        return true;
     }
 
     /**
