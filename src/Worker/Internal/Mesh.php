@@ -539,38 +539,19 @@ final class Mesh implements LinkHost
      * fiber) or waited in vain gets its message turned into a dead letter (LinkCongested), and
      * an ask fails at once.
      *
-     * @throws \Nexus\Worker\Exception\UnregisteredMessageClassException
-     * @throws MessageTooLargeException
-     */
-    public function send(int $worker, string $path, mixed $message, ?ActorRef $sender): void
-    {
-        if ($worker === $this->id) {
-            $this->deliver($path, $message, $sender);
-
-            return;
-        }
-        if ($sender === null) {
-            $this->sendFrom($worker, $path, $message, -1, '', null);
-        } elseif ($sender instanceof Endpoint) {
-            $this->sendFrom($worker, $path, $message, $this->id, $sender->path(), null);
-        } elseif ($sender instanceof RemoteActorRef) {
-            $this->sendFrom($worker, $path, $message, $sender->worker < -1 ? $this->id : $sender->worker, $sender->path(), null);
-        } else {
-            // A local sender that is no actor gets a reply address, once the message may leave.
-            $this->sendFrom($worker, $path, $message, $this->id, '', $sender);
-        }
-    }
-
-    /**
-     * send() to another worker with the sender as it travels ($senderWorker, $senderPath), or a
-     * reply address made for $forward (a local sender that is no actor) once the message passed
-     * the checks: an ask sends from its own reply address without a RemoteActorRef made for it.
+     * @param string $replyAddress an ask's own reply address (ask()): the message is sent from it,
+     *                             with no RemoteActorRef made for it ($sender is then ignored)
      *
      * @throws \Nexus\Worker\Exception\UnregisteredMessageClassException
      * @throws MessageTooLargeException
      */
-    private function sendFrom(int $worker, string $path, mixed $message, int $senderWorker, string $senderPath, ?ActorRef $forward): void
+    public function send(int $worker, string $path, mixed $message, ?ActorRef $sender, string $replyAddress = ''): void
     {
+        if ($worker === $this->id) {
+            $this->deliver($path, $message, $replyAddress === '' ? $sender : $this->remoteRef($this->id, $replyAddress));
+
+            return;
+        }
         $objects = 0;
         if (\is_int($message)) {
             $size = 9; // the common small messages, without a call
@@ -583,10 +564,7 @@ final class Mesh implements LinkHost
             $objects = $classes->found;
         }
         if ($this->departed !== [] && isset($this->departed[Slots::node($worker)]) && $worker >= 0) {
-            if ($forward !== null) {
-                $senderPath = $this->replies->forSender($forward);
-            }
-            $this->undeliverable(BatchLayout::single($path, $message, $senderWorker, $senderPath), $worker, DeadLetterReason::NodeLost);
+            $this->undeliverable(BatchLayout::single($path, $message, ...($replyAddress === '' ? $this->senderAddress($sender) : [$this->id, $replyAddress])), $worker, DeadLetterReason::NodeLost);
 
             return;
         }
@@ -599,15 +577,22 @@ final class Mesh implements LinkHost
             ));
         }
         $peer = $this->peers[$worker] ?? $this->link($worker);
-        if ($forward !== null) {
-            $senderPath = $this->replies->forSender($forward);
-        }
         if ($peer->full && !$this->waitForLink($peer)) {
-            $this->undeliverable(BatchLayout::single($path, $message, $senderWorker, $senderPath), $worker, DeadLetterReason::LinkCongested);
+            $this->undeliverable(BatchLayout::single($path, $message, ...($replyAddress === '' ? $this->senderAddress($sender) : [$this->id, $replyAddress])), $worker, DeadLetterReason::LinkCongested);
 
             return;
         }
-        $peer->enqueue($path, $message, $senderWorker, $senderPath, $size, $objects);
+        if ($replyAddress !== '') {
+            $peer->enqueue($path, $message, $this->id, $replyAddress, $size, $objects);
+        } elseif ($sender === null) {
+            $peer->enqueue($path, $message, -1, '', $size, $objects);
+        } elseif ($sender instanceof Endpoint) {
+            $peer->enqueue($path, $message, $this->id, $sender->path(), $size, $objects);
+        } elseif ($sender instanceof RemoteActorRef) {
+            $peer->enqueue($path, $message, $sender->worker < -1 ? $this->id : $sender->worker, $sender->path(), $size, $objects);
+        } else {
+            $peer->enqueue($path, $message, $this->id, $this->replies->forSender($sender), $size, $objects);
+        }
     }
 
     /**
@@ -715,11 +700,7 @@ final class Mesh implements LinkHost
         $future = new Future($this->system->loop);
         $address = $this->replies->forAsk($future, $timeout, $path, $worker, $message);
         try {
-            if ($worker === $this->id) {
-                $this->deliver($path, $message, $this->remoteRef($this->id, $address));
-            } else {
-                $this->sendFrom($worker, $path, $message, $this->id, $address, null);
-            }
+            $this->send($worker, $path, $message, null, $address);
         } catch (\Throwable $e) {
             $this->replies->free($this->replies->idOf($address));
 
