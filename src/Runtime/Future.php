@@ -237,7 +237,8 @@ final class Future
     }
 
     /**
-     * @internal called by Deferred (and by a local ask's AskResponder, which stands for one)
+     * @internal called by Deferred (and by what stands for one on an ask's hot path: a local ask's
+     *           AskResponder, a remote ask's PendingReply)
      */
     public function settle(?\Throwable $error, mixed $value): bool
     {

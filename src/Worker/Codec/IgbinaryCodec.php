@@ -60,8 +60,8 @@ final class IgbinaryCodec implements MessageCodec
 
     public function decode(int $format, string $bytes): array
     {
-        if ($format === self::SCALARS) {
-            return ScalarBatch::decode($bytes);
+        if ($format === self::SCALARS || $format === self::FORMER_SCALARS) {
+            return ScalarBatch::decode($bytes, $format === self::SCALARS);
         }
         if ($format === self::NATIVE || $format === self::FORMER_NATIVE) {
             return $this->native->decode($format, $bytes);

@@ -24,7 +24,12 @@ interface MessageCodec
      * written by either codec and read by both. A worker of a version before it refuses it as
      * of an unknown format, like 3 and 4.
      */
-    public const SCALARS = 5;
+    public const SCALARS = 6;
+    /**
+     * SCALARS as written before short ints had a marker of their own: still read, never
+     * written (the reload that brings format 6 in loses nothing the old workers send).
+     */
+    public const FORMER_SCALARS = 5;
     /**
      * igbinary and serialize() batches with four values per message, as workers wrote them
      * before BatchLayout: still read (BatchLayout::fromFormer()), so that the reload that brings

@@ -35,8 +35,8 @@ final class NativeCodec implements MessageCodec
 
     public function decode(int $format, string $bytes): array
     {
-        if ($format === self::SCALARS) {
-            return ScalarBatch::decode($bytes);
+        if ($format === self::SCALARS || $format === self::FORMER_SCALARS) {
+            return ScalarBatch::decode($bytes, $format === self::SCALARS);
         }
         if ($format === self::IGBINARY || $format === self::FORMER_IGBINARY) {
             throw new FrameException('An igbinary batch reached a worker that decodes only serialize(): run all workers with the same extensions.');

@@ -305,7 +305,7 @@ final class Mesh implements LinkHost
             $link = $this->peers[$peer] ?? null;
             $rows[] = [
                 'peer' => $worker,
-                'framesSent' => $link === null ? 0 : $link->framesSent,
+                'framesSent' => $link === null ? 0 : $link->framesSent(),
                 'bytesSent' => $link === null ? 0 : $link->bytesSent,
                 'unacknowledged' => $link === null ? 0 : $link->unacknowledged(),
                 'framesReceived' => $this->framesReceived[$peer] ?? 0,
@@ -539,13 +539,16 @@ final class Mesh implements LinkHost
      * fiber) or waited in vain gets its message turned into a dead letter (LinkCongested), and
      * an ask fails at once.
      *
+     * @param string $replyAddress an ask's own reply address (ask()): the message is sent from it,
+     *                             with no RemoteActorRef made for it ($sender is then ignored)
+     *
      * @throws \Nexus\Worker\Exception\UnregisteredMessageClassException
      * @throws MessageTooLargeException
      */
-    public function send(int $worker, string $path, mixed $message, ?ActorRef $sender): void
+    public function send(int $worker, string $path, mixed $message, ?ActorRef $sender, string $replyAddress = ''): void
     {
         if ($worker === $this->id) {
-            $this->deliver($path, $message, $sender);
+            $this->deliver($path, $message, $replyAddress === '' ? $sender : $this->remoteRef($this->id, $replyAddress));
 
             return;
         }
@@ -561,7 +564,7 @@ final class Mesh implements LinkHost
             $objects = $classes->found;
         }
         if ($this->departed !== [] && isset($this->departed[Slots::node($worker)]) && $worker >= 0) {
-            $this->undeliverable(BatchLayout::single($path, $message, ...$this->senderAddress($sender)), $worker, DeadLetterReason::NodeLost);
+            $this->undeliverable(BatchLayout::single($path, $message, ...($replyAddress === '' ? $this->senderAddress($sender) : [$this->id, $replyAddress])), $worker, DeadLetterReason::NodeLost);
 
             return;
         }
@@ -575,11 +578,13 @@ final class Mesh implements LinkHost
         }
         $peer = $this->peers[$worker] ?? $this->link($worker);
         if ($peer->full && !$this->waitForLink($peer)) {
-            $this->undeliverable(BatchLayout::single($path, $message, ...$this->senderAddress($sender)), $worker, DeadLetterReason::LinkCongested);
+            $this->undeliverable(BatchLayout::single($path, $message, ...($replyAddress === '' ? $this->senderAddress($sender) : [$this->id, $replyAddress])), $worker, DeadLetterReason::LinkCongested);
 
             return;
         }
-        if ($sender === null) {
+        if ($replyAddress !== '') {
+            $peer->enqueue($path, $message, $this->id, $replyAddress, $size, $objects);
+        } elseif ($sender === null) {
             $peer->enqueue($path, $message, -1, '', $size, $objects);
         } elseif ($sender instanceof Endpoint) {
             $peer->enqueue($path, $message, $this->id, $sender->path(), $size, $objects);
@@ -636,9 +641,9 @@ final class Mesh implements LinkHost
      */
     public function askPlaced(string $path, mixed $message, float $timeout): Future
     {
-        /** @var Deferred<mixed> $deferred */
-        $deferred = new Deferred($this->system->loop);
-        $address = $this->replies->forAsk($deferred, $timeout, $path, null, $message);
+        /** @var Future<mixed> $future */
+        $future = new Future($this->system->loop);
+        $address = $this->replies->forAsk($future, $timeout, $path, null, $message);
         try {
             $this->sendPlaced($path, $message, $this->remoteRef($this->id, $address));
         } catch (\Throwable $e) {
@@ -647,7 +652,7 @@ final class Mesh implements LinkHost
             throw $e;
         }
 
-        return $deferred->future();
+        return $future;
     }
 
     /**
@@ -691,18 +696,18 @@ final class Mesh implements LinkHost
      */
     public function ask(int $worker, string $path, mixed $message, float $timeout): Future
     {
-        /** @var Deferred<mixed> $deferred */
-        $deferred = new Deferred($this->system->loop);
-        $address = $this->replies->forAsk($deferred, $timeout, $path, $worker, $message);
+        /** @var Future<mixed> $future */
+        $future = new Future($this->system->loop);
+        $address = $this->replies->forAsk($future, $timeout, $path, $worker, $message);
         try {
-            $this->send($worker, $path, $message, $this->remoteRef($this->id, $address));
+            $this->send($worker, $path, $message, null, $address);
         } catch (\Throwable $e) {
             $this->replies->free($this->replies->idOf($address));
 
             throw $e;
         }
 
-        return $deferred->future();
+        return $future;
     }
 
     /**

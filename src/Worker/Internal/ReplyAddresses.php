@@ -8,7 +8,7 @@ use Nexus\Actor\ActorRef;
 use Nexus\Actor\DeadLetters;
 use Nexus\Actor\Event\DeadLetterReason;
 use Nexus\Actor\ReplyAddress;
-use Nexus\Runtime\Deferred;
+use Nexus\Runtime\Future;
 use Nexus\Runtime\Loop;
 
 /**
@@ -76,12 +76,12 @@ final class ReplyAddresses
      * An address for the reply to a remote ask of $message to $path (on slot $worker when known):
      * the ask fails once $timeout passes (see the constructor's $timedOut).
      *
-     * @param Deferred<mixed> $deferred
+     * @param Future<mixed> $future settled here (Future::settle()) when the reply or the timeout comes
      */
-    public function forAsk(Deferred $deferred, float $timeout, string $path, ?int $worker, mixed $message): string
+    public function forAsk(Future $future, float $timeout, string $path, ?int $worker, mixed $message): string
     {
         $id = ++$this->next;
-        $pending = $this->pending[$id] = new PendingReply($deferred, null, null, $path, $worker, $timeout, $message);
+        $pending = $this->pending[$id] = new PendingReply($future, $path, $worker, $timeout, $message);
         if (!($timeout >= 0.0 && $timeout < self::LISTED_TIMEOUT)) {
             // Infinite, huge, negative or NaN: a timer of its own, which keeps the list in order.
             $timer = $pending->timer = $this->loop->delay($timeout, $this->expire);
@@ -138,7 +138,7 @@ final class ReplyAddresses
                 unset($this->deadlines[$key][$id]);
                 $pending = $this->pending[$id] ?? null;
                 unset($this->pending[$id]);
-                if ($pending?->deferred !== null) {
+                if ($pending?->future !== null) {
                     $expired[] = $pending;
                 }
             }
@@ -148,7 +148,7 @@ final class ReplyAddresses
             $this->armDeadline($next);
         }
         foreach ($expired as $pending) {
-            $pending->deferred?->tryReject(($this->timedOut)($pending));
+            $pending->future?->settle(($this->timedOut)($pending), null);
         }
     }
 
@@ -164,8 +164,8 @@ final class ReplyAddresses
         unset($this->expiring[$timer]);
         $pending = $this->pending[$id] ?? null;
         unset($this->pending[$id]);
-        if ($pending?->deferred !== null) {
-            $pending->deferred->tryReject(($this->timedOut)($pending));
+        if ($pending?->future !== null) {
+            $pending->future->settle(($this->timedOut)($pending), null);
         }
     }
 
@@ -176,7 +176,8 @@ final class ReplyAddresses
     public function forSender(ActorRef $sender): string
     {
         $id = ++$this->next;
-        $pending = new PendingReply(null, $sender, null);
+        $pending = new PendingReply(null);
+        $pending->forwardTo = $sender;
         $this->pending[$id] = $pending;
         if ($sender instanceof ReplyAddress) {
             $sender->whenSettled(function () use ($id): void {
@@ -220,14 +221,9 @@ final class ReplyAddresses
 
             return;
         }
-        if ($pending->deferred !== null) {
+        if ($pending->future !== null) {
             $this->free($id);
-            $error = $failure($message);
-            if ($error !== null) {
-                $pending->deferred->tryReject($error);
-            } else {
-                $pending->deferred->tryResolve($message);
-            }
+            $pending->future->settle($failure($message), $message);
 
             return;
         }
@@ -251,8 +247,8 @@ final class ReplyAddresses
             return;
         }
         $this->free($id);
-        if ($pending->deferred !== null) {
-            $pending->deferred->tryReject($error);
+        if ($pending->future !== null) {
+            $pending->future->settle($error, null);
         } elseif ($pending->forwardTo !== null) {
             $notify($pending->forwardTo);
         }
@@ -268,7 +264,7 @@ final class ReplyAddresses
         if ($pending->timer !== null) {
             unset($this->expiring[$pending->timer]);
             $this->loop->cancel($pending->timer);
-        } elseif ($pending->deferred !== null) {
+        } elseif ($pending->future !== null) {
             $key = (int) ($pending->timeout * 1e6);
             unset($this->deadlines[$key][$id]);
             if (($this->deadlines[$key] ?? []) === []) {

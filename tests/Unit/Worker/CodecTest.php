@@ -126,6 +126,65 @@ final class CodecTest extends TestCase
         }
     }
 
+    public function testShortIntsTravelInThreeBytesAndBatchesOfFormatFiveAreStillRead(): void
+    {
+        // An ask as the asking worker sends it: its sender (worker 0, a reply address), the recipient, the message.
+        $ask = [[], 0, '/temp/g1.7', '/user/echo', 65_535];
+        $classes = new MessageClasses();
+        $codecs = [new NativeCodec($classes)];
+        if (\function_exists('igbinary_serialize')) {
+            $codecs[] = new IgbinaryCodec($classes);
+        }
+        foreach ($codecs as $codec) {
+            $format = 0;
+            $bytes = $codec->encode($ask, 0, $format);
+            self::assertSame(6, $format, $codec->name());
+            self::assertSame("\xFE\x00\x00\x0A/temp/g1.7\x0A/user/echo\xFE\xFF\xFF", $bytes, 'each int in a marker and 2 bytes');
+            self::assertSame($ask, $codec->decode($format, $bytes));
+        }
+        $ints = [[], 0, 1, 255, 256, 65_535, 65_536, -1, \PHP_INT_MAX, \PHP_INT_MIN];
+        self::assertSame($ints, ScalarBatch::decode(ScalarBatch::encode($ints) ?? ''));
+        self::assertSame("\xFE\x00\x00\xFD\x05" . '65536', ScalarBatch::encode([[], 0, 65_536]), 'a larger int as its text');
+
+        // Format 5, as a worker of the version before writes it: ints as their text only.
+        $former = "\xFD\x01" . '0' . "\x0A/temp/g1.7\x0A/user/echo\xFD\x05" . '65535';
+        foreach ($codecs as $codec) {
+            self::assertSame($ask, $codec->decode(MessageCodec::FORMER_SCALARS, $former), $codec->name());
+            try {
+                $codec->decode(MessageCodec::FORMER_SCALARS, "\xFE\x00\x00");
+                self::fail('format 5 has no short int');
+            } catch (FrameException $e) {
+                self::assertStringContainsString('unknown value marker 254', $e->getMessage());
+            }
+        }
+    }
+
+    public function testOneMessageAfterItsSenderIsWrittenAsAnyLongerBatchWouldWriteIt(): void
+    {
+        $long = str_repeat('s', 251);
+        foreach ([
+            [0, '/temp/g1.7', '/user/echo', 7],
+            [1, '/user/echo', '/temp/g1.7', 'pong'],
+            [65_535, '', '', 0],
+            [0, $long, $long, $long],
+            [0, $long . 's', '/user/a', 1],
+            [65_536, '/user/a', '/user/b', 1],
+            [0, '/user/a', '/user/b', 65_536],
+            [0, '/user/a', '/user/b', -1],
+            [0, '/user/a', '/user/b', str_repeat('m', 252)],
+            [-1, '', '/user/b', "\x00\xFE"],
+        ] as $values) {
+            $one = [[], ...$values];
+            $bytes = ScalarBatch::encode($one);
+            self::assertIsString($bytes);
+            self::assertSame($one, ScalarBatch::decode($bytes));
+            // A batch of seven values takes the general way: its first five must read the same.
+            $longer = ScalarBatch::encode([...$one, '/user/c', 'x']);
+            self::assertSame($bytes . "\x07/user/c\x01x", $longer, json_encode(array_map(static fn(mixed $v): mixed => \is_string($v) ? \strlen($v) : $v, $values)) ?: '');
+        }
+        self::assertNull(ScalarBatch::encode([[], 0, '/user/a', '/user/b', 1.5]), 'a float in a batch of five');
+    }
+
     public function testAScalarBatchThatIsNotWellFormedIsAFrameError(): void
     {
         foreach ([
@@ -139,7 +198,9 @@ final class CodecTest extends TestCase
             'an int with a plus' => "\xFD\x02" . '+1',
             'an int that is not a number' => "\xFD\x03" . 'abc',
             'an int too large' => "\xFD\x14" . '99999999999999999999',
-            'an unknown marker' => "\x01a\xFE",
+            'an unknown marker' => "\x01a\xFF",
+            'a short int cut short' => "\x01a\xFE\x01",
+            'a short int without its bytes' => "\xFE",
         ] as $why => $bytes) {
             try {
                 ScalarBatch::decode($bytes);

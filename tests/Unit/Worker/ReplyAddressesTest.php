@@ -46,7 +46,7 @@ final class ReplyAddressesTest extends TestCase
             /** @var Deferred<mixed> $deferred */
             $deferred = new Deferred($this->loop);
             $deferreds[] = $deferred;
-            $addresses[] = $this->replies->forAsk($deferred, $timeout, $path, 1, 'question');
+            $addresses[] = $this->replies->forAsk($deferred->future(), $timeout, $path, 1, 'question');
         }
         $this->replies->deliver($addresses[1], 'reply', null, static fn(mixed $message): ?\Throwable => null);
         self::assertSame('reply', $deferreds[1]->future()->await());
@@ -63,7 +63,7 @@ final class ReplyAddressesTest extends TestCase
         for ($i = 0; $i < 3; ++$i) {
             /** @var Deferred<mixed> $deferred */
             $deferred = new Deferred($this->loop);
-            $address = $this->replies->forAsk($deferred, 5.0, '/user/echo', 1, $i);
+            $address = $this->replies->forAsk($deferred->future(), 5.0, '/user/echo', 1, $i);
             self::assertTrue($this->loop->isAlive(), 'an ask waiting keeps the loop running');
             $this->replies->deliver($address, $i, null, static fn(mixed $message): ?\Throwable => null);
             $this->loop->runUntilIdle();
@@ -72,7 +72,7 @@ final class ReplyAddressesTest extends TestCase
         }
         /** @var Deferred<mixed> $late */
         $late = new Deferred($this->loop);
-        $this->replies->forAsk($late, 1.0, '/user/late', 1, 'question');
+        $this->replies->forAsk($late->future(), 1.0, '/user/late', 1, 'question');
         $this->runUntilAllSettled([$late]);
 
         self::assertSame([['/user/late', 1.0]], $this->timedOut, 'the timer left from the answered asks did not fail it early');
@@ -82,10 +82,10 @@ final class ReplyAddressesTest extends TestCase
     {
         /** @var Deferred<mixed> $forever */
         $forever = new Deferred($this->loop);
-        $address = $this->replies->forAsk($forever, \INF, '/user/forever', 1, 'question');
+        $address = $this->replies->forAsk($forever->future(), \INF, '/user/forever', 1, 'question');
         /** @var Deferred<mixed> $brief */
         $brief = new Deferred($this->loop);
-        $this->replies->forAsk($brief, 0.3, '/user/brief', 1, 'question');
+        $this->replies->forAsk($brief->future(), 0.3, '/user/brief', 1, 'question');
         $this->runUntilAllSettled([$brief]);
 
         self::assertSame([['/user/brief', 0.3]], $this->timedOut);
