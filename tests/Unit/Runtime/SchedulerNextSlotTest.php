@@ -52,7 +52,7 @@ final class SchedulerNextSlotTest extends TestCase
             $this->scheduler->asked = $y; // asked, but a does not wait for it
         }));
         $this->scheduler->schedule($this->logs('b waits', function (): void {
-            $this->sleep(1.0); // a later wait does not take a's ask for its own
+            $this->waitOnTheVirtualClock(1.0); // a later wait does not take a's ask for its own
         }));
         $this->scheduler->schedule($this->logs('c'));
 
@@ -67,7 +67,7 @@ final class SchedulerNextSlotTest extends TestCase
         $this->scheduler->schedule($this->logs('a', function () use ($early): void {
             $this->scheduler->schedule($this->logs('x'));
             $this->scheduler->asked = $early; // queued before a ran, not by its ask
-            $this->sleep(1.0);
+            $this->waitOnTheVirtualClock(1.0);
         }));
         $this->scheduler->schedule($early);
         $this->scheduler->schedule($this->logs('b'));
@@ -294,7 +294,7 @@ final class SchedulerNextSlotTest extends TestCase
         return $answer->future()->await();
     }
 
-    private function sleep(float $seconds): void
+    private function waitOnTheVirtualClock(float $seconds): void
     {
         /** @var Deferred<null> $timer */
         $timer = new Deferred($this->loop);
