@@ -263,7 +263,7 @@ final class ActorCell implements ActorContext, Runnable
                         $this->currentMessage = TakenFromMailbox::Instance;
                     }
                 } else {
-                    // invoke() for a user message, written out: a call per message is a fair
+                    // handle() for a user message, written out: a call per message is a fair
                     // part of its cost.
                     try {
                         \assert($this->handler !== null);
@@ -327,23 +327,32 @@ final class ActorCell implements ActorContext, Runnable
         $this->currentMessage = $message;
         $this->currentSender = $sender;
         try {
-            if ($this->state !== Stateless::Instance) {
-                \assert($this->handler !== null);
-                $next = ($this->handler)($this->state, $message, $this);
-                if (!$next instanceof Behavior) {
-                    $this->state = $next;
-                } elseif ($next->kind !== BehaviorKind::Same) {
-                    $this->transition($next, $message);
-                }
-            } else {
-                \assert($this->handler !== null);
-                $next = ($this->handler)($message, $this);
-                if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same) {
-                    $this->transition($next, $message);
-                }
-            }
+            $this->handle($message);
         } catch (\Throwable $e) {
             $this->fail($e);
+        }
+    }
+
+    /**
+     * Runs the behavior's handler on a user message and applies what it returns: the next state
+     * of a withState() behavior, or the next behavior. What the handler throws is the caller's.
+     * (The run loop does the same steps written out, see run().)
+     */
+    private function handle(mixed $message): void
+    {
+        \assert($this->handler !== null);
+        if ($this->state !== Stateless::Instance) {
+            $next = ($this->handler)($this->state, $message, $this);
+            if (!$next instanceof Behavior) {
+                $this->state = $next;
+            } elseif ($next->kind !== BehaviorKind::Same) {
+                $this->transition($next, $message);
+            }
+        } else {
+            $next = ($this->handler)($message, $this);
+            if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same) {
+                $this->transition($next, $message);
+            }
         }
     }
 
@@ -381,28 +390,14 @@ final class ActorCell implements ActorContext, Runnable
     }
 
     /**
-     * invoke() for a user message with a span, which a failure marks: the same steps, kept apart
-     * so that the untraced path stays as it is.
+     * invoke() for a user message with a span, which a failure marks.
      */
     private function invokeInSpan(mixed $message, ?ActorRef $sender, Span $span): void
     {
         $this->currentMessage = $message;
         $this->currentSender = $sender;
         try {
-            \assert($this->handler !== null);
-            if ($this->state !== Stateless::Instance) {
-                $next = ($this->handler)($this->state, $message, $this);
-                if (!$next instanceof Behavior) {
-                    $this->state = $next;
-                } elseif ($next->kind !== BehaviorKind::Same) {
-                    $this->transition($next, $message);
-                }
-            } else {
-                $next = ($this->handler)($message, $this);
-                if ($next instanceof Behavior && $next->kind !== BehaviorKind::Same) {
-                    $this->transition($next, $message);
-                }
-            }
+            $this->handle($message);
         } catch (\Throwable $e) {
             $span->fail($e);
             $this->fail($e);
