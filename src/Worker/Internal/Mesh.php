@@ -564,7 +564,7 @@ final class Mesh implements LinkHost
             $objects = $classes->found;
         }
         if ($this->departed !== [] && isset($this->departed[Slots::node($worker)]) && $worker >= 0) {
-            $this->undeliverable(BatchLayout::single($path, $message, ...($replyAddress === '' ? $this->senderAddress($sender) : [$this->id, $replyAddress])), $worker, DeadLetterReason::NodeLost);
+            $this->undeliverable(BatchLayout::single($path, $message, ...$this->senderAddress($sender, $replyAddress)), $worker, DeadLetterReason::NodeLost);
 
             return;
         }
@@ -578,7 +578,7 @@ final class Mesh implements LinkHost
         }
         $peer = $this->peers[$worker] ?? $this->link($worker);
         if ($peer->full && !$this->waitForLink($peer)) {
-            $this->undeliverable(BatchLayout::single($path, $message, ...($replyAddress === '' ? $this->senderAddress($sender) : [$this->id, $replyAddress])), $worker, DeadLetterReason::LinkCongested);
+            $this->undeliverable(BatchLayout::single($path, $message, ...$this->senderAddress($sender, $replyAddress)), $worker, DeadLetterReason::LinkCongested);
 
             return;
         }
@@ -992,8 +992,11 @@ final class Mesh implements LinkHost
     /**
      * @return array{int, string} how $sender travels: (worker, path), (-1, '') for none
      */
-    private function senderAddress(?ActorRef $sender): array
+    private function senderAddress(?ActorRef $sender, string $replyAddress = ''): array
     {
+        if ($replyAddress !== '') {
+            return [$this->id, $replyAddress]; // an ask's own reply address (see send())
+        }
         if ($sender === null) {
             return [-1, ''];
         }
