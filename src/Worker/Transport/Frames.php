@@ -104,36 +104,16 @@ final class Frames
      */
     public function next(): ?array
     {
+        $size = $this->completeFrame();
+        if ($size < 0) {
+            return null;
+        }
         $offset = $this->offset;
-        $available = \strlen($this->buffer) - $offset;
-        if ($available < self::HEADER || $available < $this->needed) {
-            return null;
-        }
         $buffer = $this->buffer;
-        $size = \ord($buffer[$offset]) << 24 | \ord($buffer[$offset + 1]) << 16 | \ord($buffer[$offset + 2]) << 8 | \ord($buffer[$offset + 3]);
-        if ($size > $this->limit) {
-            throw new FrameException("A frame of {$size} bytes exceeds the limit of {$this->limit} bytes.");
-        }
-        if ($available - self::HEADER < $size) {
-            $this->needed = self::HEADER + $size; // nothing to parse until that much has arrived
-            if ($offset > 0) {
-                $this->buffer = substr($this->buffer, $offset);
-                $this->offset = 0;
-            }
-
-            return null;
-        }
         $type = FrameType::tryFrom(\ord($buffer[$offset + 4]))
             ?? throw new FrameException('Unknown frame type ' . \ord($buffer[$offset + 4]) . ': is the other side a Nexus worker of the same version?');
-        $payload = $size === 0 ? '' : substr($this->buffer, $offset + self::HEADER, $size);
-        $this->needed = 0;
-        $offset += self::HEADER + $size;
-        if ($offset === \strlen($this->buffer)) {
-            $this->buffer = '';
-            $this->offset = 0;
-        } else {
-            $this->offset = $offset;
-        }
+        $payload = $size === 0 ? '' : substr($buffer, $offset + self::HEADER, $size);
+        $this->take($size);
 
         return [$type, $payload];
     }
@@ -150,25 +130,12 @@ final class Frames
      */
     public function nextBatch(): ?string
     {
+        $size = $this->completeFrame();
+        if ($size < 0) {
+            return null;
+        }
         $offset = $this->offset;
         $buffer = $this->buffer;
-        $available = \strlen($buffer) - $offset;
-        if ($available < self::HEADER || $available < $this->needed) {
-            return null;
-        }
-        $size = \ord($buffer[$offset]) << 24 | \ord($buffer[$offset + 1]) << 16 | \ord($buffer[$offset + 2]) << 8 | \ord($buffer[$offset + 3]);
-        if ($size > $this->limit) {
-            throw new FrameException("A frame of {$size} bytes exceeds the limit of {$this->limit} bytes.");
-        }
-        if ($available - self::HEADER < $size) {
-            $this->needed = self::HEADER + $size; // nothing to parse until that much has arrived
-            if ($offset > 0) {
-                $this->buffer = substr($buffer, $offset);
-                $this->offset = 0;
-            }
-
-            return null;
-        }
         $type = \ord($buffer[$offset + 4]);
         if ($type !== FrameType::Batch->value || $size < self::BATCH_HEAD) {
             $name = FrameType::tryFrom($type)->name ?? (string) $type;
@@ -181,11 +148,53 @@ final class Frames
             $this->format = $format; // written only when it changes: a typed property write costs ~100 instructions
         }
         $batch = substr($buffer, $offset + self::HEADER + self::BATCH_HEAD, $size - self::BATCH_HEAD);
+        $this->take($size);
+
+        return $batch;
+    }
+
+    /**
+     * The payload size of the frame at the head of the buffer when all of it has arrived, else -1
+     * (then nothing is parsed again until enough bytes have arrived, and what was read is let go).
+     *
+     * @throws FrameException on an oversized frame
+     */
+    private function completeFrame(): int
+    {
+        $offset = $this->offset;
+        $buffer = $this->buffer;
+        $available = \strlen($buffer) - $offset;
+        if ($available < self::HEADER || $available < $this->needed) {
+            return -1;
+        }
+        $size = \ord($buffer[$offset]) << 24 | \ord($buffer[$offset + 1]) << 16 | \ord($buffer[$offset + 2]) << 8 | \ord($buffer[$offset + 3]);
+        if ($size > $this->limit) {
+            throw new FrameException("A frame of {$size} bytes exceeds the limit of {$this->limit} bytes.");
+        }
+        if ($available - self::HEADER < $size) {
+            $this->needed = self::HEADER + $size; // nothing to parse until that much has arrived
+            if ($offset > 0) {
+                $this->buffer = substr($buffer, $offset);
+                $this->offset = 0;
+            }
+
+            return -1;
+        }
+
+        return $size;
+    }
+
+    /**
+     * Moves past the frame at the head of the buffer, whose payload is $size bytes. (Fields
+     * written only when they change: a typed property write costs ~100 instructions.)
+     */
+    private function take(int $size): void
+    {
         if ($this->needed !== 0) {
             $this->needed = 0;
         }
-        $offset += self::HEADER + $size;
-        if ($offset === \strlen($buffer)) {
+        $offset = $this->offset + self::HEADER + $size;
+        if ($offset === \strlen($this->buffer)) {
             $this->buffer = '';
             if ($this->offset !== 0) {
                 $this->offset = 0;
@@ -193,8 +202,6 @@ final class Frames
         } else {
             $this->offset = $offset;
         }
-
-        return $batch;
     }
 
     public function bufferedBytes(): int
